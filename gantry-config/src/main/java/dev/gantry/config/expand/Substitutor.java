@@ -1,0 +1,227 @@
+package dev.gantry.config.expand;
+
+import dev.gantry.config.diag.Problems;
+import dev.gantry.config.yaml.Pos;
+import dev.gantry.config.yaml.YNode;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Replaces {@code << parameters.x >>}, {@code << pipeline.x >>} and {@code << matrix.x >>} in a subtree.
+ *
+ * <p>A scalar that is exactly one reference becomes the referenced value itself, keeping its type (a boolean, a map
+ * for an executor, a list for steps); a reference inside text becomes the value's text. In a list, a reference to a
+ * list is spliced in place, which is how {@code steps} parameters work. {@code <<# parameters.x >>…<</ parameters.x >>}
+ * keeps its body when x is truthy ({@code <<^} when falsy), and {@code \<<} is a literal {@code <<}. Text between
+ * {@code <<} and {@code >>} that is not such a reference (a shell heredoc, say) is left alone. Substituted values are
+ * not scanned again, so substitution cannot recurse. Unchanged subtrees are returned as the same instances.
+ */
+final class Substitutor {
+    private static final Pattern REF = Pattern.compile("\\s*([#^/]?)\\s*(parameters|pipeline|matrix)\\.([A-Za-z0-9_.-]+)\\s*");
+
+    private final Problems problems;
+    private final Budget budget;
+
+    Substitutor(Problems problems, Budget budget) {
+        this.problems = problems;
+        this.budget = budget;
+    }
+
+    YNode apply(YNode node, Env env, String path) {
+        return switch (node) {
+            case YNode.Scalar s -> scalar(s, env, path);
+            case YNode.SeqNode seq -> seq(seq, env, path);
+            case YNode.MapNode map -> map(map, env, path);
+        };
+    }
+
+    private YNode seq(YNode.SeqNode seq, Env env, String path) {
+        List<YNode> out = null;
+        List<YNode> items = seq.items();
+        for (int i = 0; i < items.size(); i++) {
+            YNode item = items.get(i);
+            YNode done = apply(item, env, path + "[" + i + "]");
+            boolean splice = done instanceof YNode.SeqNode && item instanceof YNode.Scalar;
+            if (done != item && out == null) {
+                out = new ArrayList<>(items.size() + 4);
+                out.addAll(items.subList(0, i));
+            }
+            if (out != null) {
+                if (splice) {
+                    out.addAll(((YNode.SeqNode) done).items());
+                } else {
+                    out.add(done);
+                }
+            }
+        }
+        if (out == null) {
+            return seq;
+        }
+        budget.spend(out.size(), seq.pos(), path);
+        return new YNode.SeqNode(out, seq.pos());
+    }
+
+    private YNode map(YNode.MapNode map, Env env, String path) {
+        List<YNode.Entry> out = null;
+        List<YNode.Entry> entries = map.entries();
+        for (int i = 0; i < entries.size(); i++) {
+            YNode.Entry e = entries.get(i);
+            String childPath = path.isEmpty() ? e.name() : path + "." + e.name();
+            YNode.Scalar key = e.key();
+            if (key.text().contains("<<")) {
+                YNode k = scalar(key, env, childPath);
+                key = k instanceof YNode.Scalar ks ? YNode.Scalar.of(ks.text(), key.pos()) : key;
+            }
+            YNode value = apply(e.value(), env, childPath);
+            if ((value != e.value() || key != e.key()) && out == null) {
+                out = new ArrayList<>(entries.size());
+                out.addAll(entries.subList(0, i));
+            }
+            if (out != null) {
+                out.add(new YNode.Entry(key, value));
+            }
+        }
+        if (out == null) {
+            return map;
+        }
+        budget.spend(out.size(), map.pos(), path);
+        return new YNode.MapNode(out, map.pos());
+    }
+
+    private YNode scalar(YNode.Scalar s, Env env, String path) {
+        if (!(s.value() instanceof String text) || text.indexOf("<<") < 0) {
+            return s;
+        }
+        String stripped = text.strip();
+        if (stripped.startsWith("<<") && stripped.endsWith(">>") && stripped.indexOf("<<", 2) < 0) {
+            Matcher m = REF.matcher(stripped.substring(2, stripped.length() - 2));
+            if (m.matches() && m.group(1).isEmpty()) {
+                YNode value = resolve(m.group(2), m.group(3), env, s.pos(), path);
+                if (value == null) {
+                    return s;
+                }
+                budget.spend(1, s.pos(), path);
+                return value instanceof YNode.Scalar v ? new YNode.Scalar(v.value(), v.text(), s.pos()) : value;
+            }
+        }
+        String replaced = interpolate(text, env, s.pos(), path);
+        if (replaced.equals(text)) {
+            return s;
+        }
+        budget.spend(1, s.pos(), path);
+        return YNode.Scalar.of(replaced, s.pos());
+    }
+
+    private String interpolate(String text, Env env, Pos pos, String path) {
+        StringBuilder out = new StringBuilder(text.length());
+        int i = 0;
+        while (i < text.length()) {
+            int open = text.indexOf("<<", i);
+            if (open < 0) {
+                out.append(text, i, text.length());
+                break;
+            }
+            if (open > 0 && text.charAt(open - 1) == '\\') {
+                out.append(text, i, open - 1).append("<<");
+                i = open + 2;
+                continue;
+            }
+            int close = text.indexOf(">>", open + 2);
+            Matcher m = close < 0 ? null : REF.matcher(text.substring(open + 2, close));
+            if (m == null || !m.matches() || m.group(1).equals("/")) {
+                out.append(text, i, open + 2);
+                i = open + 2;
+                continue;
+            }
+            out.append(text, i, open);
+            String ns = m.group(2);
+            String name = m.group(3);
+            if (m.group(1).isEmpty()) {
+                YNode value = resolve(ns, name, env, pos, path);
+                out.append(value == null ? text.substring(open, close + 2) : textOf(value, ns + "." + name, pos, path));
+                i = close + 2;
+                continue;
+            }
+            // a section: <<# ref >> body <</ ref >>
+            Matcher end = Pattern.compile("<<\\s*/\\s*" + Pattern.quote(ns + "." + name) + "\\s*>>").matcher(text);
+            if (!end.find(close + 2)) {
+                problems.error(pos, path, "'<<" + m.group(1) + " " + ns + "." + name + " >>' has no closing '<</ "
+                        + ns + "." + name + " >>'");
+                out.append(text, open, close + 2);
+                i = close + 2;
+                continue;
+            }
+            YNode value = resolve(ns, name, env, pos, path);
+            boolean keep = value != null && Logic.truthy(value) == m.group(1).equals("#");
+            if (keep) {
+                out.append(interpolate(text.substring(close + 2, end.start()), env, pos, path));
+            }
+            i = end.end();
+        }
+        return out.toString();
+    }
+
+    private String textOf(YNode value, String ref, Pos pos, String path) {
+        if (value instanceof YNode.Scalar s) {
+            return s.value() == null ? "" : s.text();
+        }
+        problems.error(pos, path, "'" + ref + "' is " + value.describe() + " and cannot be placed inside text",
+                "use it as the whole value: '<< " + ref + " >>'");
+        return "";
+    }
+
+    private YNode resolve(String ns, String name, Env env, Pos pos, String path) {
+        if (env == null) {
+            return null;
+        }
+        switch (ns) {
+            case "pipeline" -> {
+                YNode v = env.pipeline().get(name, pos);
+                if (v == null) {
+                    problems.error(pos, path, "unknown pipeline value 'pipeline." + name + "'",
+                            Names.didYouMean(name, toList(env.pipeline().names())));
+                }
+                return v;
+            }
+            case "matrix" -> {
+                if (env.matrix() == null) {
+                    problems.error(pos, path, "'<< matrix." + name + " >>' is only available in a workflow job entry "
+                            + "with a matrix");
+                    return null;
+                }
+                YNode v = env.matrix().get(name);
+                if (v == null) {
+                    problems.error(pos, path, "unknown matrix parameter '" + name + "'",
+                            hintFor(name, env.matrix().keySet(), "the matrix has"));
+                }
+                return v;
+            }
+            default -> {
+                if (env.parameters() == null) {
+                    problems.error(pos, path, "'<< parameters." + name + " >>' is used outside a job, command or "
+                            + "executor", "workflows can use '<< pipeline.parameters." + name + " >>'");
+                    return null;
+                }
+                YNode v = env.parameters().get(name);
+                if (v == null) {
+                    problems.error(pos, path, env.owner() + " has no parameter '" + name + "'",
+                            hintFor(name, env.parameters().keySet(), "declared"));
+                }
+                return v;
+            }
+        }
+    }
+
+    private static String hintFor(String name, java.util.Collection<String> known, String what) {
+        String mean = Names.didYouMean(name, known);
+        return mean != null ? mean : what + ": " + Names.list(known);
+    }
+
+    private static List<String> toList(Iterable<String> names) {
+        List<String> out = new ArrayList<>();
+        names.forEach(out::add);
+        return out;
+    }
+}
