@@ -22,6 +22,7 @@ public record PipelineContext(
         String triggerSource,
         String projectGitUrl,
         String projectType,
+        String projectSlug,
         String defaultBranch) {
 
     public static final String DEFAULT_BRANCH = "main";
@@ -42,6 +43,7 @@ public record PipelineContext(
         Objects.requireNonNull(triggerSource, "triggerSource");
         Objects.requireNonNull(projectGitUrl, "projectGitUrl");
         Objects.requireNonNull(projectType, "projectType");
+        Objects.requireNonNull(projectSlug, "projectSlug");
         Objects.requireNonNull(defaultBranch, "defaultBranch");
     }
 
@@ -70,6 +72,7 @@ public record PipelineContext(
         private String triggerSource = DEFAULT_TRIGGER_SOURCE;
         private String projectGitUrl = "";
         private String projectType = "gantry";
+        private String projectSlug = "";
         private String defaultBranch = DEFAULT_BRANCH;
 
         private Builder() {
@@ -127,6 +130,11 @@ public record PipelineContext(
             return this;
         }
 
+        public Builder projectSlug(String projectSlug) {
+            this.projectSlug = projectSlug;
+            return this;
+        }
+
         public Builder defaultBranch(String defaultBranch) {
             this.defaultBranch = defaultBranch;
             return this;
@@ -135,7 +143,7 @@ public record PipelineContext(
         public PipelineContext build() {
             String b = branch == null && tag == null ? defaultBranch : branch;
             return new PipelineContext(b, tag, parameters, number, id, revision, triggerSource, projectGitUrl,
-                    projectType, defaultBranch);
+                    projectType, projectSlug, defaultBranch);
         }
     }
 }

@@ -47,9 +47,9 @@ public final class ConfigExpander {
         Budget budget = new Budget(limits.maxExpandedNodes());
         Substitutor substitutor = new Substitutor(problems, budget);
         Params params = new Params(problems, substitutor);
-        new Orbs(orbResolver, limits, problems).importInto(defs, config.get("orbs"), "orbs");
         Map<String, YNode> pipelineParams = pipelineParameters(config, context, params);
         Env env = v21 ? Env.pipelineOnly(new PipelineValues(context, pipelineParams)) : null;
+        new Orbs(orbResolver, limits, problems, substitutor, env).importInto(defs, config.get("orbs"), "orbs");
         Logic logic = new Logic(problems);
         StepExpander steps = new StepExpander(problems, substitutor, params, logic, budget, limits.maxExpansionDepth());
         JobExpander jobs = new JobExpander(problems, substitutor, params, steps, defs, env);
@@ -138,6 +138,10 @@ public final class ConfigExpander {
                 "parameters", "the pipeline", null);
         if (bound != null) {
             out.putAll(bound);
+        } else {
+            // Already reported; stand-ins keep every later use of the parameters from failing a second time.
+            decls.forEach((name, d) -> out.put(name, d.defaultValue() != null ? d.defaultValue()
+                    : YNode.Scalar.of("", at)));
         }
         return out;
     }

@@ -39,6 +39,7 @@ final class Definitions {
     private final String pathPrefix;
     private final Map<Kind, Map<String, Def>> defs = new LinkedHashMap<>();
     private final Map<String, Definitions> orbs = new LinkedHashMap<>();
+    private final java.util.Set<String> missingOrbs = new java.util.HashSet<>();
 
     /**
      * @param prefix     how the root config names this scope's elements ("" or "node/")
@@ -82,6 +83,17 @@ final class Definitions {
 
     void addOrb(String alias, Definitions orb) {
         orbs.put(alias, orb);
+    }
+
+    /** Records an orb that failed to load (already reported), so references into it raise no second error. */
+    void addMissingOrb(String alias) {
+        missingOrbs.add(alias);
+    }
+
+    /** True when {@code name} reaches into an orb that failed to load. */
+    boolean refersToMissingOrb(String name) {
+        int slash = name.indexOf('/');
+        return slash > 0 && missingOrbs.contains(name.substring(0, slash));
     }
 
     /** The definition {@code name} refers to from this scope, or null. */

@@ -15,9 +15,13 @@ final class Environments {
         if (node == null || (node instanceof YNode.Scalar s && s.isNull())) {
             return out;
         }
-        if (node instanceof YNode.SeqNode seq) { // a list of one-entry maps is also seen in the wild
+        if (node instanceof YNode.SeqNode seq) { // lists of NAME=value or of one-entry maps are seen in the wild
             for (YNode item : seq.items()) {
-                out.putAll(read(item, path, problems));
+                if (item instanceof YNode.Scalar s && s.isString() && s.text().indexOf('=') > 0) {
+                    out.put(s.text().substring(0, s.text().indexOf('=')), s.text().substring(s.text().indexOf('=') + 1));
+                } else {
+                    out.putAll(read(item, path, problems));
+                }
             }
             return out;
         }

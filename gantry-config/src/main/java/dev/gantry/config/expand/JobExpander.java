@@ -145,6 +145,9 @@ final class JobExpander {
         if (exec == null && def.scope() != root) {
             exec = root.find(Definitions.Kind.EXECUTOR, name); // an executor passed in from the config using the orb
         }
+        if (exec == null && def.scope().refersToMissingOrb(name)) {
+            return null;
+        }
         if (exec == null) {
             String mean = Names.didYouMean(name, def.scope().visible(Definitions.Kind.EXECUTOR));
             problems.error(nameNode.pos(), path, "unknown executor '" + name + "'", mean != null ? mean

@@ -28,10 +28,16 @@ final class Orbs {
     private final Map<String, YNode.MapNode> loaded = new HashMap<>();
     private final Deque<String> importing = new ArrayDeque<>();
 
-    Orbs(OrbResolver resolver, Limits limits, Problems problems) {
+    private final Substitutor substitutor;
+    private final Env pipelineEnv;
+
+    /** {@code pipelineEnv} lets an orb reference use pipeline parameters; null for version 2.0 configs. */
+    Orbs(OrbResolver resolver, Limits limits, Problems problems, Substitutor substitutor, Env pipelineEnv) {
         this.resolver = resolver;
         this.limits = limits;
         this.problems = problems;
+        this.substitutor = substitutor;
+        this.pipelineEnv = pipelineEnv;
     }
 
     /** Adds the orbs declared under {@code orbsNode} (the value of an {@code orbs:} key) to {@code scope}. */
@@ -53,11 +59,14 @@ final class Orbs {
             if (e.value() instanceof YNode.MapNode inline) {
                 scope.addOrb(alias, define(alias, inline, p + "."));
             } else if (e.value() instanceof YNode.Scalar s && s.isString()) {
-                YNode.MapNode body = registry(s, p);
+                YNode.Scalar ref = pipelineEnv == null ? s : (YNode.Scalar) substitutor.apply(s, pipelineEnv, p);
+                YNode.MapNode body = registry(ref, p);
                 if (body != null) {
-                    importing.push(s.text());
+                    importing.push(ref.text());
                     scope.addOrb(alias, define(alias, body, ""));
                     importing.pop();
+                } else {
+                    scope.addMissingOrb(alias);
                 }
             } else {
                 problems.error(e.value().pos(), p, "an orb is a reference like 'circleci/node@5.1.0' or an inline "
@@ -103,8 +112,8 @@ final class Orbs {
             List<String> versions = resolver.available(ns, name);
             problems.error(ref.pos(), path, "orb '" + ref.text() + "' is not available: Gantry does not fetch orbs "
                     + "from a registry", versions.isEmpty()
-                    ? "save its published source as DIR/" + ns + "/" + name + "@" + version + ".yml and pass --orb-dir DIR ("
-                    + resolver.describe() + ")"
+                    ? "save its published source as DIR/" + ns + "/" + name + "@" + version + ".yml and pass --orb-dir DIR; "
+                    + "looked in: " + resolver.describe()
                     : resolver.describe() + " has versions " + Names.list(versions));
             return null;
         }

@@ -17,6 +17,7 @@ final class PipelineValues {
         values.put("number", context.number());
         values.put("project.git_url", context.projectGitUrl());
         values.put("project.type", context.projectType());
+        values.put("project.slug", context.projectSlug());
         values.put("git.branch", context.branch() == null ? "" : context.branch());
         values.put("git.tag", context.tag() == null ? "" : context.tag());
         values.put("git.revision", context.revision());
@@ -32,6 +33,9 @@ final class PipelineValues {
     YNode get(String name, Pos pos) {
         if (name.startsWith("parameters.")) {
             return parameters.get(name.substring("parameters.".length()));
+        }
+        if (name.startsWith("trigger_parameters.")) {
+            return YNode.Scalar.of("", pos); // values of other trigger kinds: empty, as CircleCI gives them
         }
         if (!values.containsKey(name)) {
             return null;

@@ -55,8 +55,9 @@ final class StepExpander {
     private void step(YNode item, Definitions scope, Env pipelineEnv, String path, List<Definitions.Def> chain, List<Step> out) {
         budget.spend(1, item.pos(), path);
         if (item instanceof YNode.Scalar s && s.isString()) {
-            if (BuiltinSteps.isBuiltin(s.text())) {
-                add(out, builtins.bare(s, path + "." + s.text()));
+            String builtin = builtinName(s.text(), scope);
+            if (builtin != null) {
+                add(out, builtins.bare(YNode.Scalar.of(builtin, s.pos()), path + "." + s.text()));
             } else {
                 invoke(s.text(), s, null, scope, pipelineEnv, path, chain, out);
             }
@@ -72,10 +73,13 @@ final class StepExpander {
         YNode.Entry e = map.entries().get(0);
         String name = e.name();
         String p = path + "." + name;
-        if (BuiltinSteps.isBuiltin(name)) {
-            add(out, builtins.parse(name, e.value(), e.key().pos(), p));
+        String builtin = builtinName(name, scope);
+        if (builtin != null) {
+            add(out, builtins.parse(builtin, e.value(), e.key().pos(), p));
         } else if (name.equals("when") || name.equals("unless")) {
             conditional(name, e.value(), scope, pipelineEnv, p, chain, out);
+        } else if (name.equals("steps")) {
+            expand(e.value(), scope, pipelineEnv, p, chain, out); // "- steps: << parameters.more >>" splices a list
         } else {
             invoke(name, e.key(), e.value(), scope, pipelineEnv, path, chain, out);
         }
@@ -103,7 +107,9 @@ final class StepExpander {
                         List<Definitions.Def> chain, List<Step> out) {
         Definitions.Def def = scope.find(Definitions.Kind.COMMAND, name);
         if (def == null) {
-            problems.error(at.pos(), path, "unknown step or command '" + name + "'", unknownHint(name, scope));
+            if (!scope.refersToMissingOrb(name)) {
+                problems.error(at.pos(), path, "unknown step or command '" + name + "'", unknownHint(name, scope));
+            }
             return;
         }
         if (chain.contains(def)) {
@@ -161,6 +167,18 @@ final class StepExpander {
             return "no orb named '" + name.substring(0, slash) + "' is imported";
         }
         return null;
+    }
+
+    /**
+     * The built-in step {@code name} means, or null when it names a command. CircleCI also accepts the hyphenated
+     * spellings of built-ins ({@code restore-cache}).
+     */
+    private static String builtinName(String name, Definitions scope) {
+        if (scope.find(Definitions.Kind.COMMAND, name) != null) {
+            return null; // a command of the config's own shadows a built-in, so 'deploy' can be a command
+        }
+        String underscored = name.replace('-', '_');
+        return BuiltinSteps.isBuiltin(underscored) ? underscored : null;
     }
 
     private static void add(List<Step> out, Step step) {

@@ -157,6 +157,9 @@ final class WorkflowCompiler {
             }
         }
         Definitions.Def def = root.find(Definitions.Kind.JOB, jobName);
+        if (def == null && type != JobType.APPROVAL && root.refersToMissingOrb(jobName)) {
+            return;
+        }
         if (def == null && type != JobType.APPROVAL) {
             String mean = Names.didYouMean(jobName, root.visible(Definitions.Kind.JOB));
             problems.error(pos, path, "unknown job '" + jobName + "'", mean != null ? mean
