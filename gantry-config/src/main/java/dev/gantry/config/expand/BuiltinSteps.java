@@ -173,15 +173,7 @@ final class BuiltinSteps {
         }
 
         String string(String key) {
-            YNode v = map == null ? null : map.get(key);
-            if (v == null || (v instanceof YNode.Scalar s && s.isNull())) {
-                return null;
-            }
-            if (v instanceof YNode.Scalar s) {
-                return s.text();
-            }
-            problems.error(v.pos(), path + "." + key, "'" + key + "' must be a value, not " + v.describe());
-            return null;
+            return Read.text(problems, map, key, path);
         }
 
         String required(String key) {

@@ -123,28 +123,11 @@ final class Executors {
     }
 
     private boolean checkKeys(YNode.MapNode map, String path, List<String> allowed, String what) {
-        boolean ok = true;
-        for (YNode.Entry e : map.entries()) {
-            if (!allowed.contains(e.name())) {
-                String mean = Names.didYouMean(e.name(), allowed);
-                problems.error(e.key().pos(), path + "." + e.name(), "unknown key '" + e.name() + "' in " + what,
-                        mean != null ? mean : "allowed: " + Names.list(allowed));
-                ok = false;
-            }
-        }
-        return ok;
+        return Read.knownKeys(problems, map, path, allowed, what);
     }
 
     private String text(YNode.MapNode map, String key, String path) {
-        YNode v = map.get(key);
-        if (v == null || (v instanceof YNode.Scalar s && s.isNull())) {
-            return null;
-        }
-        if (v instanceof YNode.Scalar s) {
-            return s.text();
-        }
-        problems.error(v.pos(), path + "." + key, "'" + key + "' must be a value, not " + v.describe());
-        return null;
+        return Read.text(problems, map, key, path);
     }
 
     /** A command line given as one string or as a list of words. */

@@ -193,25 +193,11 @@ final class JobExpander {
     }
 
     private String text(YNode.MapNode map, String key, String path) {
-        YNode v = map.get(key);
-        if (v == null || (v instanceof YNode.Scalar s && s.isNull())) {
-            return null;
-        }
-        if (v instanceof YNode.Scalar s) {
-            return s.text();
-        }
-        problems.error(v.pos(), path + "." + key, "'" + key + "' must be a value, not " + v.describe());
-        return null;
+        return Read.text(problems, map, key, path);
     }
 
     private void checkKeys(YNode.MapNode map, String path, List<String> allowed, String what) {
-        for (YNode.Entry e : map.entries()) {
-            if (!allowed.contains(e.name())) {
-                String mean = Names.didYouMean(e.name(), allowed);
-                problems.error(e.key().pos(), path + "." + e.name(), "unknown key '" + e.name() + "' in " + what,
-                        mean != null ? mean : "allowed: " + Names.list(allowed));
-            }
-        }
+        Read.knownKeys(problems, map, path, allowed, what);
     }
 
     private static Map<String, Object> matrixValues(Instance in) {

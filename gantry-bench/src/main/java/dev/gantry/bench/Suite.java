@@ -1,0 +1,22 @@
+package dev.gantry.bench;
+
+import java.io.PrintStream;
+
+/** A named benchmark that {@link BenchMain} can run. */
+public interface Suite {
+
+    /** The name on the command line, like {@code config}. */
+    String name();
+
+    /** One line for the list of known benchmarks. */
+    String description();
+
+    /**
+     * Runs the benchmark, printing progress, a table and a final {@code RESULT} line to {@code out}, and notes that
+     * qualify the figures to {@code err}.
+     *
+     * @param quick a short run (under two minutes) for smoke tests; its figures are rough
+     * @return the exit code: 0 when the run completed
+     */
+    int run(boolean quick, PrintStream out, PrintStream err) throws Exception;
+}

@@ -1,0 +1,46 @@
+package dev.gantry.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+class BenchMainTest {
+
+    @Test
+    void an_unknown_name_lists_the_known_benchmarks_and_exits_2() {
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        BenchMain main = new BenchMain(new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
+
+        int code = new CommandLine(main).execute("nope");
+
+        assertThat(code).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).startsWith("unknown benchmark 'nope'").contains("  config ");
+    }
+
+    @Test
+    void help_names_the_known_benchmarks() {
+        StringWriter out = new StringWriter();
+        CommandLine cli = new CommandLine(new BenchMain(System.out, System.err));
+        cli.setOut(new PrintWriter(out, true));
+
+        int code = cli.execute("--help");
+
+        assertThat(code).isZero();
+        assertThat(out.toString()).contains("Usage: gantry bench", "--quick", "config");
+    }
+
+    @Test
+    void a_missing_name_is_a_usage_error() {
+        CommandLine cli = new CommandLine(new BenchMain(System.out, System.err));
+        cli.setErr(new PrintWriter(new StringWriter(), true));
+
+        assertThat(cli.execute()).isEqualTo(2);
+    }
+}
