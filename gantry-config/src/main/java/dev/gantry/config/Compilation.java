@@ -38,6 +38,10 @@ final class Compilation {
         } catch (StackOverflowError e) {
             problems.error(new Pos(file, 1, 1), "", "the config nests too deeply to compile",
                     "limit of " + limits.maxExpansionDepth() + " levels of commands");
+        } catch (OutOfMemoryError e) {
+            // The limits should prevent this; if one is missing, the caller still gets a diagnostic, not a crash.
+            problems.error(new Pos(file, 1, 1), "", "the config needs more memory to compile than is available",
+                    "please report this config");
         } catch (RuntimeException e) {
             // A bug of ours must still come out as a diagnostic, never as an exception to the caller.
             problems.error(new Pos(file, 1, 1), "", "internal compiler error: " + e, "please report this config");

@@ -4,14 +4,22 @@ import java.util.Collection;
 
 /** "Did you mean" suggestions for misspelled keys and names. */
 final class Names {
+    /** Names longer than this get no suggestion. */
+    static final int MAX_LENGTH = 100;
     private Names() {
     }
 
     /** A hint naming the closest of {@code known} to {@code wrong}, or null when none is close enough. */
     static String didYouMean(String wrong, Collection<String> known) {
+        if (wrong.length() > MAX_LENGTH) {
+            return null; // nobody mistypes a name this long, and the distance table grows with its square
+        }
         String best = null;
         int bestDistance = Integer.MAX_VALUE;
         for (String candidate : known) {
+            if (candidate.length() > MAX_LENGTH) {
+                continue;
+            }
             int d = distance(wrong.toLowerCase(java.util.Locale.ROOT), candidate.toLowerCase(java.util.Locale.ROOT));
             if (d < bestDistance || (d == bestDistance && best != null && candidate.compareTo(best) < 0)) {
                 best = candidate;

@@ -4,7 +4,10 @@ import dev.gantry.config.diag.Problems;
 import dev.gantry.config.yaml.Pos;
 import dev.gantry.config.yaml.YNode;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -20,9 +23,14 @@ import java.util.regex.Pattern;
  */
 final class Substitutor {
     private static final Pattern REF = Pattern.compile("\\s*([#^/]?)\\s*(parameters|pipeline|matrix)\\.([A-Za-z0-9_.-]+)\\s*");
+    private static final Pattern CLOSER = Pattern.compile(
+            "<<\\s*/\\s*((?:parameters|pipeline|matrix)\\.[A-Za-z0-9_.-]+)\\s*>>");
+    /** Longest text between {@code <<} and {@code >>} that is read as a reference; longer is plain text. */
+    private static final int MAX_REFERENCE = 256;
 
     private final Problems problems;
     private final Budget budget;
+    private final Map<YNode, Boolean> templated = new IdentityHashMap<>();
 
     Substitutor(Problems problems, Budget budget) {
         this.problems = problems;
@@ -30,11 +38,29 @@ final class Substitutor {
     }
 
     YNode apply(YNode node, Env env, String path) {
+        if (!(node instanceof YNode.Scalar) && !hasTemplates(node)) {
+            return node; // aliased subtrees are shared, so each is checked once however often it is used
+        }
         return switch (node) {
             case YNode.Scalar s -> scalar(s, env, path);
             case YNode.SeqNode seq -> seq(seq, env, path);
             case YNode.MapNode map -> map(map, env, path);
         };
+    }
+
+    private boolean hasTemplates(YNode node) {
+        if (node instanceof YNode.Scalar s) {
+            return s.value() instanceof String t && t.contains("<<");
+        }
+        Boolean known = templated.get(node);
+        if (known == null) {
+            known = node instanceof YNode.SeqNode seq
+                    ? seq.items().stream().anyMatch(this::hasTemplates)
+                    : ((YNode.MapNode) node).entries().stream()
+                            .anyMatch(e -> hasTemplates(e.key()) || hasTemplates(e.value()));
+            templated.put(node, known);
+        }
+        return known;
     }
 
     private YNode seq(YNode.SeqNode seq, Env env, String path) {
@@ -116,6 +142,9 @@ final class Substitutor {
 
     private String interpolate(String text, Env env, Pos pos, String path) {
         StringBuilder out = new StringBuilder(text.length());
+        Map<String, List<int[]>> closers = null; // built on the first section, in one pass over the text
+        Map<Integer, Integer> pendingClosers = new HashMap<>(); // closers of kept sections: start -> end
+        int close = -1; // the first ">>" after the current "<<"; every step below is linear in the text
         int i = 0;
         while (i < text.length()) {
             int open = text.indexOf("<<", i);
@@ -123,44 +152,85 @@ final class Substitutor {
                 out.append(text, i, text.length());
                 break;
             }
+            Integer closerEnd = pendingClosers.remove(open);
+            if (closerEnd != null) {
+                out.append(text, i, open);
+                i = closerEnd;
+                continue;
+            }
             if (open > 0 && text.charAt(open - 1) == '\\') {
                 out.append(text, i, open - 1).append("<<");
                 i = open + 2;
                 continue;
             }
-            int close = text.indexOf(">>", open + 2);
-            Matcher m = close < 0 ? null : REF.matcher(text.substring(open + 2, close));
+            if (close < open + 2) {
+                close = text.indexOf(">>", open + 2);
+            }
+            if (close < 0) {
+                out.append(text, i, text.length());
+                break;
+            }
+            Matcher m = close - open > MAX_REFERENCE ? null : REF.matcher(text).region(open + 2, close);
             if (m == null || !m.matches() || m.group(1).equals("/")) {
                 out.append(text, i, open + 2);
                 i = open + 2;
                 continue;
             }
             out.append(text, i, open);
-            String ns = m.group(2);
-            String name = m.group(3);
+            String ref = m.group(2) + "." + m.group(3);
             if (m.group(1).isEmpty()) {
-                YNode value = resolve(ns, name, env, pos, path);
-                out.append(value == null ? text.substring(open, close + 2) : textOf(value, ns + "." + name, pos, path));
+                YNode value = resolve(m.group(2), m.group(3), env, pos, path);
+                out.append(value == null ? text.substring(open, close + 2) : textOf(value, ref, pos, path));
                 i = close + 2;
                 continue;
             }
-            // a section: <<# ref >> body <</ ref >>
-            Matcher end = Pattern.compile("<<\\s*/\\s*" + Pattern.quote(ns + "." + name) + "\\s*>>").matcher(text);
-            if (!end.find(close + 2)) {
-                problems.error(pos, path, "'<<" + m.group(1) + " " + ns + "." + name + " >>' has no closing '<</ "
-                        + ns + "." + name + " >>'");
+            // a section: <<# ref >> body <</ ref >>, kept when ref is truthy (<<^ when falsy)
+            if (closers == null) {
+                closers = closers(text);
+            }
+            int[] closer = firstAfter(closers.get(ref), close + 2);
+            if (closer == null) {
+                problems.error(pos, path, "'<<" + m.group(1) + " " + ref + " >>' has no closing '<</ " + ref + " >>'");
                 out.append(text, open, close + 2);
                 i = close + 2;
                 continue;
             }
-            YNode value = resolve(ns, name, env, pos, path);
-            boolean keep = value != null && Logic.truthy(value) == m.group(1).equals("#");
-            if (keep) {
-                out.append(interpolate(text.substring(close + 2, end.start()), env, pos, path));
+            YNode value = resolve(m.group(2), m.group(3), env, pos, path);
+            if (value != null && Logic.truthy(value) == m.group(1).equals("#")) {
+                pendingClosers.put(closer[0], closer[1]);
+                i = close + 2;
+            } else {
+                i = closer[1];
             }
-            i = end.end();
         }
         return out.toString();
+    }
+
+    /** Start and end of every section closer in {@code text}, by reference. */
+    private static Map<String, List<int[]>> closers(String text) {
+        Map<String, List<int[]>> out = new HashMap<>();
+        Matcher m = CLOSER.matcher(text);
+        while (m.find()) {
+            out.computeIfAbsent(m.group(1), k -> new ArrayList<>()).add(new int[] {m.start(), m.end()});
+        }
+        return out;
+    }
+
+    private static int[] firstAfter(List<int[]> positions, int from) {
+        if (positions == null) {
+            return null;
+        }
+        int lo = 0;
+        int hi = positions.size();
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (positions.get(mid)[0] < from) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        return lo < positions.size() ? positions.get(lo) : null;
     }
 
     private String textOf(YNode value, String ref, Pos pos, String path) {
