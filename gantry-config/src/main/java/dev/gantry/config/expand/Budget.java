@@ -11,10 +11,10 @@ final class Budget {
         this.max = max;
     }
 
-    void spend(long nodes, Pos pos, String path) {
+    void spend(long nodes, Pos pos, Object path) {
         used += nodes;
         if (used > max) {
-            throw new Abort(pos, path, "the config expands to more than " + max + " nodes",
+            throw new Abort(pos, String.valueOf(path), "the config expands to more than " + max + " nodes",
                     "look for commands or parameters that multiply each other's steps");
         }
     }

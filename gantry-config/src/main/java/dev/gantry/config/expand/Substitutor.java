@@ -38,6 +38,34 @@ final class Substitutor {
     }
 
     YNode apply(YNode node, Env env, String path) {
+        return apply(node, env, Loc.of(path));
+    }
+
+    /** A config path, rendered only when a message needs it: most substitutions report nothing. */
+    private record Loc(Loc parent, String key, int index, String text) {
+        static Loc of(String path) {
+            return new Loc(null, null, -1, path);
+        }
+
+        Loc key(String k) {
+            return new Loc(this, k, -1, null);
+        }
+
+        Loc index(int i) {
+            return new Loc(this, null, i, null);
+        }
+
+        @Override
+        public String toString() {
+            if (text != null) {
+                return text;
+            }
+            String p = parent.toString();
+            return key != null ? (p.isEmpty() ? key : p + "." + key) : p + "[" + index + "]";
+        }
+    }
+
+    private YNode apply(YNode node, Env env, Loc path) {
         if (!(node instanceof YNode.Scalar) && !hasTemplates(node)) {
             return node; // aliased subtrees are shared, so each is checked once however often it is used
         }
@@ -54,21 +82,33 @@ final class Substitutor {
         }
         Boolean known = templated.get(node);
         if (known == null) {
-            known = node instanceof YNode.SeqNode seq
-                    ? seq.items().stream().anyMatch(this::hasTemplates)
-                    : ((YNode.MapNode) node).entries().stream()
-                            .anyMatch(e -> hasTemplates(e.key()) || hasTemplates(e.value()));
+            known = false;
+            if (node instanceof YNode.SeqNode seq) {
+                for (YNode item : seq.items()) {
+                    if (hasTemplates(item)) {
+                        known = true;
+                        break;
+                    }
+                }
+            } else {
+                for (YNode.Entry e : ((YNode.MapNode) node).entries()) {
+                    if (hasTemplates(e.key()) || hasTemplates(e.value())) {
+                        known = true;
+                        break;
+                    }
+                }
+            }
             templated.put(node, known);
         }
         return known;
     }
 
-    private YNode seq(YNode.SeqNode seq, Env env, String path) {
+    private YNode seq(YNode.SeqNode seq, Env env, Loc path) {
         List<YNode> out = null;
         List<YNode> items = seq.items();
         for (int i = 0; i < items.size(); i++) {
             YNode item = items.get(i);
-            YNode done = apply(item, env, path + "[" + i + "]");
+            YNode done = apply(item, env, path.index(i));
             boolean splice = done instanceof YNode.SeqNode && item instanceof YNode.Scalar;
             if (done != item && out == null) {
                 out = new ArrayList<>(items.size() + 4);
@@ -89,12 +129,12 @@ final class Substitutor {
         return new YNode.SeqNode(out, seq.pos());
     }
 
-    private YNode map(YNode.MapNode map, Env env, String path) {
+    private YNode map(YNode.MapNode map, Env env, Loc path) {
         List<YNode.Entry> out = null;
         List<YNode.Entry> entries = map.entries();
         for (int i = 0; i < entries.size(); i++) {
             YNode.Entry e = entries.get(i);
-            String childPath = path.isEmpty() ? e.name() : path + "." + e.name();
+            Loc childPath = path.key(e.name());
             YNode.Scalar key = e.key();
             if (key.text().contains("<<")) {
                 YNode k = scalar(key, env, childPath);
@@ -116,7 +156,7 @@ final class Substitutor {
         return new YNode.MapNode(out, map.pos());
     }
 
-    private YNode scalar(YNode.Scalar s, Env env, String path) {
+    private YNode scalar(YNode.Scalar s, Env env, Loc path) {
         if (!(s.value() instanceof String text) || text.indexOf("<<") < 0) {
             return s;
         }
@@ -140,7 +180,7 @@ final class Substitutor {
         return YNode.Scalar.of(replaced, s.pos());
     }
 
-    private String interpolate(String text, Env env, Pos pos, String path) {
+    private String interpolate(String text, Env env, Pos pos, Loc path) {
         StringBuilder out = new StringBuilder(text.length());
         Map<String, List<int[]>> closers = null; // built on the first section, in one pass over the text
         Map<Integer, Integer> pendingClosers = new HashMap<>(); // closers of kept sections: start -> end
@@ -190,7 +230,7 @@ final class Substitutor {
             }
             int[] closer = firstAfter(closers.get(ref), close + 2);
             if (closer == null) {
-                problems.error(pos, path, "'<<" + m.group(1) + " " + ref + " >>' has no closing '<</ " + ref + " >>'");
+                problems.error(pos, path.toString(), "'<<" + m.group(1) + " " + ref + " >>' has no closing '<</ " + ref + " >>'");
                 out.append(text, open, close + 2);
                 i = close + 2;
                 continue;
@@ -233,16 +273,16 @@ final class Substitutor {
         return lo < positions.size() ? positions.get(lo) : null;
     }
 
-    private String textOf(YNode value, String ref, Pos pos, String path) {
+    private String textOf(YNode value, String ref, Pos pos, Loc path) {
         if (value instanceof YNode.Scalar s) {
             return s.value() == null ? "" : s.text();
         }
-        problems.error(pos, path, "'" + ref + "' is " + value.describe() + " and cannot be placed inside text",
+        problems.error(pos, path.toString(), "'" + ref + "' is " + value.describe() + " and cannot be placed inside text",
                 "use it as the whole value: '<< " + ref + " >>'");
         return "";
     }
 
-    private YNode resolve(String ns, String name, Env env, Pos pos, String path) {
+    private YNode resolve(String ns, String name, Env env, Pos pos, Loc loc) {
         if (env == null) {
             return null;
         }
@@ -250,33 +290,33 @@ final class Substitutor {
             case "pipeline" -> {
                 YNode v = env.pipeline().get(name, pos);
                 if (v == null) {
-                    problems.error(pos, path, "unknown pipeline value 'pipeline." + name + "'",
+                    problems.error(pos, loc.toString(), "unknown pipeline value 'pipeline." + name + "'",
                             Names.didYouMean(name, toList(env.pipeline().names())));
                 }
                 return v;
             }
             case "matrix" -> {
                 if (env.matrix() == null) {
-                    problems.error(pos, path, "'<< matrix." + name + " >>' is only available in a workflow job entry "
+                    problems.error(pos, loc.toString(), "'<< matrix." + name + " >>' is only available in a workflow job entry "
                             + "with a matrix");
                     return null;
                 }
                 YNode v = env.matrix().get(name);
                 if (v == null) {
-                    problems.error(pos, path, "unknown matrix parameter '" + name + "'",
+                    problems.error(pos, loc.toString(), "unknown matrix parameter '" + name + "'",
                             hintFor(name, env.matrix().keySet(), "the matrix has"));
                 }
                 return v;
             }
             default -> {
                 if (env.parameters() == null) {
-                    problems.error(pos, path, "'<< parameters." + name + " >>' is used outside a job, command or "
+                    problems.error(pos, loc.toString(), "'<< parameters." + name + " >>' is used outside a job, command or "
                             + "executor", "workflows can use '<< pipeline.parameters." + name + " >>'");
                     return null;
                 }
                 YNode v = env.parameters().get(name);
                 if (v == null) {
-                    problems.error(pos, path, env.owner() + " has no parameter '" + name + "'",
+                    problems.error(pos, loc.toString(), env.owner() + " has no parameter '" + name + "'",
                             hintFor(name, env.parameters().keySet(), "declared"));
                 }
                 return v;

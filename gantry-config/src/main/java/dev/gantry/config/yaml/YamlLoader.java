@@ -96,16 +96,17 @@ public final class YamlLoader {
                     + " nodes once aliases are followed", "check for aliases that reference each other repeatedly");
             return null;
         }
-        YNode out = convert(root, "");
+        YNode out = convert(root);
         return failed ? null : out;
     }
 
     private long expandedSize(Node node, int depth) {
-        Long known = sizes.get(node);
+        boolean shared = node.getAnchor() != null; // a cycle or a repeat always passes through an anchor
+        Long known = shared ? sizes.get(node) : null;
         if (known != null) {
             return known;
         }
-        if (inProgress.containsKey(node)) {
+        if (shared && inProgress.containsKey(node)) {
             failed = true;
             problems.error(pos(node.getStartMark()), "", "an alias refers to a node that contains it (recursive alias)");
             return 0;
@@ -116,7 +117,9 @@ public final class YamlLoader {
                     + limits.maxDepth() * 4);
             return 0;
         }
-        inProgress.put(node, Boolean.TRUE);
+        if (shared) {
+            inProgress.put(node, Boolean.TRUE);
+        }
         long size = 1;
         if (node instanceof MappingNode m) {
             for (NodeTuple t : m.getValue()) {
@@ -134,8 +137,10 @@ public final class YamlLoader {
                 }
             }
         }
-        inProgress.remove(node);
-        sizes.put(node, size);
+        if (shared) {
+            inProgress.remove(node);
+            sizes.put(node, size);
+        }
         return size;
     }
 
@@ -144,8 +149,9 @@ public final class YamlLoader {
         return r < 0 ? Long.MAX_VALUE : r;
     }
 
-    private YNode convert(Node node, String path) {
-        YNode done = converted.get(node);
+    private YNode convert(Node node) {
+        boolean shared = node.getAnchor() != null; // only anchored nodes can be reached twice, through aliases
+        YNode done = shared ? converted.get(node) : null;
         if (done != null) {
             return done;
         }
@@ -153,20 +159,21 @@ public final class YamlLoader {
             case ScalarNode s -> scalar(s);
             case SequenceNode s -> {
                 List<YNode> items = new ArrayList<>(s.getValue().size());
-                int i = 0;
                 for (Node item : s.getValue()) {
-                    items.add(convert(item, path + "[" + i++ + "]"));
+                    items.add(convert(item));
                 }
                 yield new YNode.SeqNode(items, pos(s.getStartMark()));
             }
-            case MappingNode m -> map(m, path);
+            case MappingNode m -> map(m);
             default -> throw new IllegalStateException("unknown YAML node " + node.getClass());
         };
-        converted.put(node, out);
+        if (shared) {
+            converted.put(node, out);
+        }
         return out;
     }
 
-    private YNode.MapNode map(MappingNode m, String path) {
+    private YNode.MapNode map(MappingNode m) {
         Map<String, YNode.Entry> explicit = new LinkedHashMap<>();
         List<Object> order = new ArrayList<>(); // keys in document order, or merge sources at their place
         for (NodeTuple t : m.getValue()) {
@@ -176,19 +183,18 @@ public final class YamlLoader {
                 continue;
             }
             if (!(keyNode instanceof ScalarNode)) {
-                problems.error(pos(keyNode.getStartMark()), path, "map keys must be plain values, not "
+                problems.error(pos(keyNode.getStartMark()), "", "map keys must be plain values, not "
                         + (keyNode instanceof MappingNode ? "a map" : "a list"));
                 failed = true;
                 continue;
             }
             YNode.Scalar key = scalar((ScalarNode) keyNode);
-            String childPath = path.isEmpty() ? key.text() : path + "." + key.text();
             YNode.Entry previous = explicit.get(key.text());
             if (previous != null) {
-                problems.warning(key.pos(), childPath, "duplicate key '" + key.text() + "' replaces the one at line "
+                problems.warning(key.pos(), "", "duplicate key '" + key.text() + "' replaces the one at line "
                         + previous.key().pos().line(), "remove one of them");
             }
-            explicit.put(key.text(), new YNode.Entry(key, convert(t.getValueNode(), childPath)));
+            explicit.put(key.text(), new YNode.Entry(key, convert(t.getValueNode())));
             if (previous == null) {
                 order.add(key.text());
             }
@@ -204,9 +210,9 @@ public final class YamlLoader {
             Node source = (Node) o;
             List<Node> sources = source instanceof SequenceNode s ? s.getValue() : List.of(source);
             for (Node src : sources) {
-                YNode merged = convert(src, path);
+                YNode merged = convert(src);
                 if (!(merged instanceof YNode.MapNode mm)) {
-                    problems.error(pos(src.getStartMark()), path, "a merge key (<<) needs a map or a list of maps, not "
+                    problems.error(pos(src.getStartMark()), "", "a merge key (<<) needs a map or a list of maps, not "
                             + merged.describe());
                     failed = true;
                     continue;
