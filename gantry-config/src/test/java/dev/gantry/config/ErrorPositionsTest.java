@@ -221,6 +221,23 @@ class ErrorPositionsTest {
     }
 
     @Test
+    void a_file_over_the_size_limit_is_reported_at_its_start() {
+        Limits small = new Limits(1_000, Limits.DEFAULT_MAX_NODES, Limits.DEFAULT_MAX_DEPTH, Limits.DEFAULT_MAX_JOBS,
+                Limits.DEFAULT_MAX_EXPANSION_DEPTH, Limits.DEFAULT_MAX_EXPANDED_NODES);
+        CompileResult result = ConfigCompiler.create(dev.gantry.config.orb.OrbResolver.NONE, small)
+                .compile("config.yml", job("    steps: [checkout]\n") + "#".repeat(1_000), PipelineContext.defaults());
+        assertThat(result.errors()).hasSize(1);
+        at(result.errors().get(0), 1, 1, "");
+    }
+
+    @Test
+    void nesting_past_the_depth_limit_is_reported_where_it_happens() {
+        Diagnostic d = onlyError("version: 2.1\njobs:\n  build:\n    steps: " + "[".repeat(100) + "]".repeat(100) + "\n");
+        assertThat(d.line()).isEqualTo(4);
+        assertThat(d.path()).isEmpty();
+    }
+
+    @Test
     void missing_version_is_reported_on_the_root() {
         at(onlyError("jobs:\n  build: {docker: [{image: a}], steps: [checkout]}\n"), 1, 1, "version");
     }

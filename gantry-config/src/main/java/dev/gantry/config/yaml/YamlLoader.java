@@ -66,7 +66,7 @@ public final class YamlLoader {
             LoaderOptions options = new LoaderOptions();
             options.setAllowDuplicateKeys(true); // reported by us, with both positions
             options.setMaxAliasesForCollections(Integer.MAX_VALUE); // bounded below by expanded size instead
-            options.setNestingDepthLimit(limits.maxDepth());
+            options.setNestingDepthLimit(limits.maxDepth() * 4); // the parser's own guard; ours, with a position, is below
             options.setCodePointLimit(Math.max(limits.maxBytes(), 1));
             options.setAllowRecursiveKeys(false);
             options.setProcessComments(false);
@@ -77,7 +77,9 @@ public final class YamlLoader {
             problems.error(mark == null ? start : pos(mark), "", yamlMessage(e));
             return null;
         } catch (YAMLException e) {
-            problems.error(start, "", "invalid YAML: " + firstLine(e.getMessage()));
+            String message = firstLine(e.getMessage());
+            problems.error(start, "", message.startsWith("Nesting Depth")
+                    ? "YAML nesting is deeper than the limit of " + limits.maxDepth() : "invalid YAML: " + message);
             return null;
         } catch (StackOverflowError e) {
             problems.error(start, "", "YAML nesting is deeper than the limit of " + limits.maxDepth());
@@ -96,7 +98,7 @@ public final class YamlLoader {
                     + " nodes once aliases are followed", "check for aliases that reference each other repeatedly");
             return null;
         }
-        YNode out = convert(root);
+        YNode out = convert(root, 0);
         return failed ? null : out;
     }
 
@@ -149,7 +151,15 @@ public final class YamlLoader {
         return r < 0 ? Long.MAX_VALUE : r;
     }
 
-    private YNode convert(Node node) {
+    private YNode convert(Node node, int depth) {
+        if (depth > limits.maxDepth() && !(node instanceof ScalarNode)) {
+            if (!failed) {
+                problems.error(pos(node.getStartMark()), "", "YAML nesting is deeper than the limit of "
+                        + limits.maxDepth());
+            }
+            failed = true;
+            return new YNode.Scalar(null, "", pos(node.getStartMark()));
+        }
         boolean shared = node.getAnchor() != null; // only anchored nodes can be reached twice, through aliases
         YNode done = shared ? converted.get(node) : null;
         if (done != null) {
@@ -160,11 +170,11 @@ public final class YamlLoader {
             case SequenceNode s -> {
                 List<YNode> items = new ArrayList<>(s.getValue().size());
                 for (Node item : s.getValue()) {
-                    items.add(convert(item));
+                    items.add(convert(item, depth + 1));
                 }
                 yield new YNode.SeqNode(items, pos(s.getStartMark()));
             }
-            case MappingNode m -> map(m);
+            case MappingNode m -> map(m, depth);
             default -> throw new IllegalStateException("unknown YAML node " + node.getClass());
         };
         if (shared) {
@@ -173,7 +183,7 @@ public final class YamlLoader {
         return out;
     }
 
-    private YNode.MapNode map(MappingNode m) {
+    private YNode.MapNode map(MappingNode m, int depth) {
         Map<String, YNode.Entry> explicit = new LinkedHashMap<>();
         List<Object> order = new ArrayList<>(); // keys in document order, or merge sources at their place
         for (NodeTuple t : m.getValue()) {
@@ -194,7 +204,7 @@ public final class YamlLoader {
                 problems.warning(key.pos(), "", "duplicate key '" + key.text() + "' replaces the one at line "
                         + previous.key().pos().line(), "remove one of them");
             }
-            explicit.put(key.text(), new YNode.Entry(key, convert(t.getValueNode())));
+            explicit.put(key.text(), new YNode.Entry(key, convert(t.getValueNode(), depth + 1)));
             if (previous == null) {
                 order.add(key.text());
             }
@@ -210,7 +220,7 @@ public final class YamlLoader {
             Node source = (Node) o;
             List<Node> sources = source instanceof SequenceNode s ? s.getValue() : List.of(source);
             for (Node src : sources) {
-                YNode merged = convert(src);
+                YNode merged = convert(src, depth);
                 if (!(merged instanceof YNode.MapNode mm)) {
                     problems.error(pos(src.getStartMark()), "", "a merge key (<<) needs a map or a list of maps, not "
                             + merged.describe());
