@@ -1,0 +1,194 @@
+package dev.gantry.db;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import com.zaxxer.hikari.pool.HikariPool;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import javax.sql.DataSource;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Properties;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.regex.Pattern;
+
+/**
+ * Gantry's database: the embedded server under {@code GANTRY_HOME}, or the one {@code GANTRY_DATABASE_URL} names,
+ * behind one HikariCP pool.
+ *
+ * <pre>{@code
+ * try (Database database = Database.start(DatabaseSettings.fromEnvironment(System.getenv()))) {
+ *     Jdbi jdbi = Jdbi.create(database.getDataSource());
+ *     ...
+ * }
+ * }</pre>
+ *
+ * <p>Thread-safe: the data source is shared by all threads. {@link #close()} closes the pool, then stops the embedded
+ * server; after that the data source refuses connections.
+ */
+public final class Database implements AutoCloseable {
+    /** The database Gantry uses on its embedded server; created on first start. */
+    public static final String EMBEDDED_DATABASE_NAME = "gantry";
+
+    private static final Logger LOG = LoggerFactory.getLogger(Database.class);
+    private static final Pattern DATABASE_NAME = Pattern.compile("[a-z_][a-z0-9_]{0,62}");
+    private static final String DUPLICATE_DATABASE = "42P04";
+
+    private final DatabaseSettings settings;
+    private final EmbeddedDatabase embedded;
+    private final DatabaseUrl url;
+    private final HikariDataSource pool;
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    private Database(DatabaseSettings settings, EmbeddedDatabase embedded, DatabaseUrl url, HikariDataSource pool) {
+        this.settings = settings;
+        this.embedded = embedded;
+        this.url = url;
+        this.pool = pool;
+    }
+
+    /**
+     * Validates the settings, starts the embedded server unless a URL is set (creating its {@code gantry} database on
+     * first start), opens the pool with one connection to prove the server is reachable, and logs the effective
+     * configuration once, password masked.
+     *
+     * @throws InvalidSettingException if a setting breaks its rule; nothing has been started then
+     * @throws DatabaseStartException  if the server does not start or cannot be reached within the connect timeout;
+     *                                 whatever was started has been stopped again
+     */
+    public static Database start(DatabaseSettings settings) {
+        settings.validate();
+        EmbeddedDatabase embedded = settings.embedded()
+                ? EmbeddedDatabase.start(settings.embeddedDataDirectory(), settings.embeddedPort(),
+                        settings.embeddedStartupTimeout(), EmbeddedDatabase.Durability.DURABLE)
+                : null;
+        try {
+            DatabaseUrl url = settings.url().orElseGet(() -> embeddedGantryDatabase(embedded));
+            HikariDataSource pool = openPool(url, settings);
+            LOG.info("Database: {}{}", settings.describe(),
+                    embedded == null ? "" : "; embedded server on port " + embedded.port() + ", using " + url);
+            return new Database(settings, embedded, url, pool);
+        } catch (RuntimeException failure) {
+            if (embedded != null) {
+                embedded.close();
+            }
+            throw failure;
+        }
+    }
+
+    /** The pool; hand it to JDBI, Flyway or plain JDBC. Borrowing waits at most the connect timeout. */
+    public DataSource getDataSource() {
+        return pool;
+    }
+
+    /** The JDBC URL the pool connects to (credentials are kept apart, see {@link #url()}). */
+    public String jdbcUrl() {
+        return url.jdbcUrl();
+    }
+
+    /** The pool's server, database and credentials; its {@code toString()} masks the password. */
+    public DatabaseUrl url() {
+        return url;
+    }
+
+    public DatabaseSettings settings() {
+        return settings;
+    }
+
+    /** True when this process runs the server itself. */
+    public boolean isEmbedded() {
+        return embedded != null;
+    }
+
+    /**
+     * Creates another database on the same server unless it exists, e.g. a shard, and says how to reach it with the
+     * same credentials. Safe to call concurrently, also from several processes.
+     *
+     * @param name lower-case letters, digits and '_', starting with a letter or '_', at most 63 characters
+     * @throws IllegalArgumentException if the name breaks that rule
+     * @throws DatabaseException        if the server refuses (e.g. the user may not create databases)
+     */
+    public DatabaseUrl createDatabaseIfMissing(String name) {
+        if (!DATABASE_NAME.matcher(name).matches()) {
+            throw new IllegalArgumentException("database name must match " + DATABASE_NAME + ", got '" + name + "'");
+        }
+        try (Connection connection = pool.getConnection()) {
+            createIfMissing(connection, name);
+        } catch (SQLException failure) {
+            throw new DatabaseException("Cannot create database '" + name + "' on " + url + ": "
+                    + failure.getMessage(), failure);
+        }
+        return url.withDatabase(name);
+    }
+
+    /** Closes the pool, then stops the embedded server if this process runs one. Idempotent. */
+    @Override
+    public void close() {
+        if (closed.getAndSet(true)) {
+            return;
+        }
+        try {
+            pool.close();
+        } finally {
+            if (embedded != null) {
+                embedded.close();
+            }
+        }
+    }
+
+    private static DatabaseUrl embeddedGantryDatabase(EmbeddedDatabase embedded) {
+        DatabaseUrl maintenance = embedded.url("postgres");
+        Properties login = new Properties();
+        login.setProperty("user", EmbeddedDatabase.SUPERUSER);
+        try (Connection connection = DriverManager.getConnection(maintenance.jdbcUrl(), login)) {
+            createIfMissing(connection, EMBEDDED_DATABASE_NAME);
+        } catch (SQLException failure) {
+            throw new DatabaseStartException("Cannot create the '" + EMBEDDED_DATABASE_NAME + "' database on the "
+                    + "embedded server in " + embedded.dataDirectory() + ": " + failure.getMessage(), failure);
+        }
+        return embedded.url(EMBEDDED_DATABASE_NAME);
+    }
+
+    private static void createIfMissing(Connection connection, String name) throws SQLException {
+        try (PreparedStatement exists = connection.prepareStatement("SELECT 1 FROM pg_database WHERE datname = ?")) {
+            exists.setString(1, name);
+            if (exists.executeQuery().next()) {
+                return;
+            }
+        }
+        try (Statement create = connection.createStatement()) {
+            // CREATE DATABASE takes no bind parameters; the name was checked against DATABASE_NAME.
+            create.execute("CREATE DATABASE \"" + name + "\"");
+        } catch (SQLException failure) {
+            if (!DUPLICATE_DATABASE.equals(failure.getSQLState())) {
+                throw failure;
+            }
+        }
+    }
+
+    private static HikariDataSource openPool(DatabaseUrl url, DatabaseSettings settings) {
+        HikariConfig config = new HikariConfig();
+        config.setPoolName("gantry");
+        config.setJdbcUrl(url.jdbcUrl());
+        url.user().ifPresent(config::setUsername);
+        url.password().ifPresent(config::setPassword);
+        config.setMaximumPoolSize(settings.poolSize());
+        config.setConnectionTimeout(settings.connectTimeout().toMillis());
+        config.setInitializationFailTimeout(settings.connectTimeout().toMillis());
+        // Defaults for the driver; parameters in the URL take precedence.
+        config.addDataSourceProperty("ApplicationName", "gantry");
+        config.addDataSourceProperty("connectTimeout",
+                String.valueOf(Math.max(1, settings.connectTimeout().toSeconds())));
+        try {
+            return new HikariDataSource(config);
+        } catch (HikariPool.PoolInitializationException failure) {
+            Throwable cause = failure.getCause() == null ? failure : failure.getCause();
+            throw new DatabaseStartException("Cannot connect to " + url + " within "
+                    + SettingValues.format(settings.connectTimeout()) + ": " + cause.getMessage(), failure);
+        }
+    }
+}

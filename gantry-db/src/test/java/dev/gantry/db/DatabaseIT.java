@@ -1,0 +1,162 @@
+package dev.gantry.db;
+
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import dev.gantry.db.EmbeddedDatabase.Durability;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.LoggerFactory;
+
+import javax.sql.DataSource;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class DatabaseIT {
+    @TempDir
+    Path home;
+
+    @Test
+    void the_embedded_database_lives_under_gantry_home_and_keeps_its_rows_across_restarts() throws SQLException {
+        DatabaseSettings settings = DatabaseSettings.builder().home(home).poolSize(2).build();
+        try (Database database = Database.start(settings)) {
+            assertThat(database.isEmbedded()).isTrue();
+            assertThat(database.url().database()).isEqualTo("gantry");
+            execute(database.getDataSource(), "CREATE TABLE pipelines (id int)", "INSERT INTO pipelines VALUES (7)");
+        }
+        assertThat(home.resolve("postgres/PG_VERSION")).exists();
+
+        try (Database database = Database.start(settings)) {
+            assertThat(query(database.getDataSource(), "SELECT id::text FROM pipelines")).containsExactly("7");
+        }
+    }
+
+    @Test
+    void the_pool_hands_out_up_to_pool_size_connections_and_then_times_out() throws SQLException {
+        DatabaseSettings settings = DatabaseSettings.builder().home(home).poolSize(2)
+                .connectTimeout(Duration.ofMillis(300)).build();
+        try (Database database = Database.start(settings);
+             Connection first = database.getDataSource().getConnection();
+             Connection second = database.getDataSource().getConnection()) {
+            assertThat(query(first, "SELECT 'first'")).containsExactly("first");
+            assertThat(query(second, "SELECT 'second'")).containsExactly("second");
+            assertThatThrownBy(() -> database.getDataSource().getConnection())
+                    .isInstanceOf(SQLException.class)
+                    .hasMessageContaining("total=2, active=2");
+        }
+    }
+
+    @Test
+    void a_postgres_url_to_a_running_server_is_used_without_starting_another() throws SQLException {
+        try (EmbeddedDatabase server = EmbeddedDatabase.start(home.resolve("external/postgres"), 0,
+                Duration.ofSeconds(30), Durability.THROWAWAY)) {
+            String url = "postgres://postgres:s3cret@localhost:" + server.port() + "/postgres?ApplicationName=via-url";
+            DatabaseSettings settings = DatabaseSettings.builder().home(home.resolve("gantry")).url(url).build();
+            ListAppender<ILoggingEvent> log = new ListAppender<>();
+            log.start();
+            Logger databaseLogger = (Logger) LoggerFactory.getLogger(Database.class);
+            databaseLogger.addAppender(log);
+
+            try (Database database = Database.start(settings)) {
+                assertThat(database.isEmbedded()).isFalse();
+                assertThat(database.jdbcUrl()).isEqualTo("jdbc:postgresql://localhost:" + server.port()
+                        + "/postgres?ApplicationName=via-url");
+                assertThat(query(database.getDataSource(),
+                        "SELECT current_setting('port') || ' ' || current_setting('application_name')"))
+                        .containsExactly(server.port() + " via-url");
+            } finally {
+                databaseLogger.detachAppender(log);
+            }
+            assertThat(home.resolve("gantry/postgres")).doesNotExist();
+            assertThat(log.list).hasSize(1);
+            assertThat(log.list.getFirst().getFormattedMessage())
+                    .contains("database=jdbc:postgresql://localhost:" + server.port())
+                    .contains("password ****")
+                    .doesNotContain("s3cret");
+        }
+    }
+
+    @Test
+    void create_database_if_missing_creates_it_once_and_says_how_to_reach_it() throws SQLException {
+        try (Database database = Database.start(DatabaseSettings.builder().home(home).build())) {
+            DatabaseUrl shard = database.createDatabaseIfMissing("gantry_shard_2");
+            DatabaseUrl again = database.createDatabaseIfMissing("gantry_shard_2");
+
+            assertThat(again).isEqualTo(shard);
+            assertThat(shard.database()).isEqualTo("gantry_shard_2");
+            try (Connection connection = DriverManager.getConnection(shard.jdbcUrl(), shard.user().orElseThrow(),
+                    "")) {
+                assertThat(query(connection, "SELECT current_database()")).containsExactly("gantry_shard_2");
+            }
+            assertThatThrownBy(() -> database.createDatabaseIfMissing("Robert'); DROP TABLE students;--"))
+                    .isInstanceOf(IllegalArgumentException.class);
+        }
+    }
+
+    @Test
+    void an_unreachable_server_fails_the_start_naming_it_and_the_timeout_without_the_password() throws IOException {
+        int closedPort;
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            closedPort = socket.getLocalPort();
+        }
+        DatabaseSettings settings = DatabaseSettings.builder().home(home)
+                .url("postgres://gantry:s3cret@127.0.0.1:" + closedPort + "/gantry")
+                .connectTimeout(Duration.ofSeconds(1)).build();
+
+        assertThatThrownBy(() -> Database.start(settings))
+                .isInstanceOf(DatabaseStartException.class)
+                .hasMessageStartingWith("Cannot connect to jdbc:postgresql://127.0.0.1:" + closedPort + "/gantry")
+                .hasMessageContaining("within 1s")
+                .message().doesNotContain("s3cret");
+    }
+
+    @Test
+    void close_stops_the_embedded_server_and_releases_gantry_home() {
+        DatabaseSettings settings = DatabaseSettings.builder().home(home).build();
+        Database database = Database.start(settings);
+        database.close();
+        database.close();
+
+        assertThat(home.resolve("postgres/postmaster.pid")).doesNotExist();
+        assertThatThrownBy(() -> database.getDataSource().getConnection()).isInstanceOf(SQLException.class);
+        Database.start(settings).close();
+    }
+
+    private static void execute(DataSource dataSource, String... statements) throws SQLException {
+        try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
+            for (String sql : statements) {
+                statement.execute(sql);
+            }
+        }
+    }
+
+    private static List<String> query(DataSource dataSource, String sql) throws SQLException {
+        try (Connection connection = dataSource.getConnection()) {
+            return query(connection, sql);
+        }
+    }
+
+    /** Leaves the connection open. */
+    private static List<String> query(Connection connection, String sql) throws SQLException {
+        try (Statement statement = connection.createStatement(); ResultSet rows = statement.executeQuery(sql)) {
+            List<String> values = new ArrayList<>();
+            while (rows.next()) {
+                values.add(rows.getString(1));
+            }
+            return values;
+        }
+    }
+}

@@ -1,0 +1,87 @@
+package dev.gantry.testkit;
+
+import dev.gantry.db.DatabaseUrl;
+import dev.gantry.db.EmbeddedDatabase;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.stream.Stream;
+
+/**
+ * The one PostgreSQL server of this JVM, shared by every test class that uses {@link EmbeddedPostgresExtension}.
+ * Started on first use in a temporary directory, without fsync (tests do not need crash safety, they need speed).
+ * Stopped and deleted by a JVM shutdown hook. A restart keeps the port and the data, so clients can reconnect.
+ *
+ * <p>Thread-safe: every method is synchronized on the class.
+ */
+final class SharedPostgres {
+    private static final Duration STARTUP_TIMEOUT = Duration.ofSeconds(60);
+
+    private static Path directory;
+    private static int port;
+    private static EmbeddedDatabase server;
+
+    private SharedPostgres() {
+    }
+
+    /** The server's port; starts the server only if it never ran, so that a stopped server stays stopped. */
+    static synchronized int port() {
+        if (port == 0) {
+            start();
+        }
+        return port;
+    }
+
+    /** How to reach {@code database} as the superuser, without starting a stopped server. */
+    static DatabaseUrl url(String database) {
+        return DatabaseUrl.of("jdbc:postgresql://localhost:" + port() + "/" + database, EmbeddedDatabase.SUPERUSER,
+                null);
+    }
+
+    /** Starts the server unless it runs; on the same port and data as before, if it ran before. */
+    static synchronized void start() {
+        if (server != null) {
+            return;
+        }
+        if (directory == null) {
+            directory = createDirectory();
+            Runtime.getRuntime().addShutdownHook(new Thread(SharedPostgres::stopAndDelete, "gantry-testkit-postgres"));
+        }
+        server = EmbeddedDatabase.start(directory.resolve("data"), port, STARTUP_TIMEOUT,
+                EmbeddedDatabase.Durability.THROWAWAY);
+        port = server.port();
+    }
+
+    /** Stops the server (fast shutdown) if it runs; open connections break. */
+    static synchronized void stop() {
+        if (server != null) {
+            server.close();
+            server = null;
+        }
+    }
+
+    static synchronized boolean isRunning() {
+        return server != null;
+    }
+
+    private static synchronized void stopAndDelete() {
+        stop();
+        try (Stream<Path> paths = Files.walk(directory)) {
+            paths.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+        } catch (IOException | UncheckedIOException ignored) {
+            // the JVM is exiting; a temporary directory left behind is not worth a stack trace
+        }
+    }
+
+    private static Path createDirectory() {
+        try {
+            return Files.createTempDirectory("gantry-testkit-postgres-");
+        } catch (IOException failure) {
+            throw new UncheckedIOException("Cannot create a directory for the test PostgreSQL", failure);
+        }
+    }
+}

@@ -1,0 +1,9 @@
+/**
+ * Test support that several modules need, used in test scope only: {@link dev.gantry.testkit.EmbeddedPostgresExtension}
+ * (one real PostgreSQL per JVM, a fresh database per test class, a non-UTC session time zone, a server that tests can
+ * stop and restart) and {@link dev.gantry.testkit.ManualClock} (time that moves only when the test says so).
+ *
+ * <p>What belongs here: helpers that make tests of more than one module honest and short. What does not: fakes of
+ * Gantry's own components (those live beside the tests that need them) and anything production code would call.
+ */
+package dev.gantry.testkit;
