@@ -1,0 +1,161 @@
+package dev.gantry.queue;
+
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.util.List;
+import org.jdbi.v3.core.Handle;
+import org.jdbi.v3.core.Jdbi;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The partitions of the message table. Enqueues go to the newest open epoch. Once an epoch's successor has been open
+ * for an epoch length, it is sealed: its unfinished messages are moved to the newest epoch, and its partition, with
+ * all the dead row versions its updates left behind, is detached from the hot table into the archive. Archived
+ * partitions are dropped whole after the retention period. Row-by-row deletes never happen, so cleanup costs no dead
+ * tuples, and claims only ever scan the two or three newest epochs, even while an old snapshot stops vacuum.
+ *
+ * <p>Only one process maintains a database at a time (an advisory lock); the others skip their turn.
+ */
+final class Epochs {
+    private static final Logger log = LoggerFactory.getLogger(Epochs.class);
+    private static final long MAINTENANCE_LOCK = 0x67616e7472790001L; // "gantry" + 1
+    private static final String COLUMNS = "epoch, id, queue, state, priority, group_key, run_at, attempt, "
+            + "max_attempts, unique_key, payload, lease_until, worker, last_error, enqueued_at, finished_at";
+
+    private final Jdbi jdbi;
+    private final QueueSettings settings;
+
+    Epochs(Jdbi jdbi, QueueSettings settings) {
+        this.jdbi = jdbi;
+        this.settings = settings;
+    }
+
+    /** Opens the first epoch if there is none. */
+    void ensureOpen() {
+        jdbi.useHandle(h -> withLock(h, () -> {
+            if (newest(h) == null) {
+                open(h, 1, settings.clock().instant());
+            }
+        }));
+    }
+
+    void maintain() {
+        jdbi.useHandle(h -> withLock(h, () -> {
+            Instant now = settings.clock().instant();
+            Open newest = newest(h);
+            if (newest == null || !newest.openedAt().plus(settings.epochLength()).isAfter(now)) {
+                open(h, newest == null ? 1 : newest.epoch() + 1, now);
+            }
+            for (int epoch : sealable(h, now)) {
+                seal(h, epoch, now);
+            }
+            for (int epoch : expired(h, now)) {
+                drop(h, epoch);
+            }
+        }));
+    }
+
+    List<Integer> live() {
+        return jdbi.withHandle(h -> h.createQuery("SELECT epoch FROM gantry_queue.epoch WHERE sealed_at IS NULL ORDER BY epoch")
+                .mapTo(Integer.class).list());
+    }
+
+    private record Open(int epoch, Instant openedAt) {
+    }
+
+    private static Open newest(Handle h) {
+        return h.createQuery("SELECT epoch, opened_at FROM gantry_queue.epoch WHERE sealed_at IS NULL "
+                        + "ORDER BY epoch DESC LIMIT 1")
+                .map((rs, ctx) -> new Open(rs.getInt(1), rs.getObject(2, OffsetDateTime.class).toInstant()))
+                .findOne().orElse(null);
+    }
+
+    private void open(Handle h, int epoch, Instant now) {
+        h.useTransaction(tx -> {
+            tx.execute("CREATE TABLE IF NOT EXISTS gantry_queue." + table(epoch)
+                    + " PARTITION OF gantry_queue.message FOR VALUES IN (" + epoch + ")");
+            tx.createUpdate("INSERT INTO gantry_queue.epoch (epoch, opened_at) VALUES (:epoch, :now) "
+                    + "ON CONFLICT (epoch) DO NOTHING").bind("epoch", epoch).bind("now", Queues.ts(now)).execute();
+        });
+        log.debug("opened queue epoch {}", epoch);
+    }
+
+    /** Open epochs, except the newest, whose successor has been open for at least an epoch length. */
+    private List<Integer> sealable(Handle h, Instant now) {
+        return h.createQuery("""
+                        SELECT e.epoch FROM gantry_queue.epoch e
+                        JOIN gantry_queue.epoch next ON next.epoch = e.epoch + 1
+                        WHERE e.sealed_at IS NULL AND next.opened_at <= :cutoff
+                        ORDER BY e.epoch
+                        """)
+                .bind("cutoff", Queues.ts(now.minus(settings.epochLength()))).mapTo(Integer.class).list();
+    }
+
+    private List<Integer> expired(Handle h, Instant now) {
+        return h.createQuery("SELECT epoch FROM gantry_queue.epoch WHERE sealed_at <= :cutoff ORDER BY epoch")
+                .bind("cutoff", Queues.ts(now.minus(settings.retention()))).mapTo(Integer.class).list();
+    }
+
+    private void seal(Handle h, int epoch, Instant now) {
+        String table = "gantry_queue." + table(epoch);
+        try {
+            h.useTransaction(tx -> {
+                // Give up rather than queue behind a long transaction (and make every queue operation wait behind
+                // us meanwhile): the next turn tries again.
+                tx.execute("SET LOCAL lock_timeout = '500ms'");
+                tx.execute("LOCK TABLE " + table + " IN ACCESS EXCLUSIVE MODE");
+                int moved = tx.execute("INSERT INTO gantry_queue.message (" + COLUMNS + ") SELECT "
+                        + MessageSql.CURRENT_EPOCH + ", " + COLUMNS.substring("epoch, ".length()) + " FROM " + table
+                        + " WHERE state IN (0, 1)");
+                tx.execute("ALTER TABLE gantry_queue.message DETACH PARTITION " + table);
+                tx.execute("ALTER TABLE gantry_queue.message_archive ATTACH PARTITION " + table
+                        + " FOR VALUES IN (" + epoch + ")");
+                tx.createUpdate("UPDATE gantry_queue.epoch SET sealed_at = :now WHERE epoch = :epoch")
+                        .bind("now", Queues.ts(now)).bind("epoch", epoch).execute();
+                log.debug("sealed queue epoch {}, moved {} unfinished messages forward", epoch, moved);
+            });
+        } catch (RuntimeException e) {
+            if (!"55P03".equals(sqlState(e))) { // lock_not_available: busy, try next turn
+                throw e;
+            }
+            log.info("queue epoch {} is busy; sealing it next turn", epoch);
+        }
+    }
+
+    private void drop(Handle h, int epoch) {
+        h.useTransaction(tx -> {
+            tx.execute("SET LOCAL lock_timeout = '2s'");
+            tx.execute("DROP TABLE IF EXISTS gantry_queue." + table(epoch));
+            tx.createUpdate("DELETE FROM gantry_queue.epoch WHERE epoch = :epoch").bind("epoch", epoch).execute();
+        });
+        log.debug("dropped archived queue epoch {}", epoch);
+    }
+
+    /** Runs {@code body} if this session wins the maintenance lock; otherwise another process is maintaining. */
+    private static void withLock(Handle h, Runnable body) {
+        boolean locked = h.createQuery("SELECT pg_try_advisory_lock(:key)").bind("key", MAINTENANCE_LOCK)
+                .mapTo(Boolean.class).one();
+        if (!locked) {
+            return;
+        }
+        try {
+            body.run();
+        } finally {
+            h.createQuery("SELECT pg_advisory_unlock(:key)").bind("key", MAINTENANCE_LOCK).mapTo(Boolean.class).one();
+        }
+    }
+
+    private static String table(int epoch) {
+        return "message_" + epoch;
+    }
+
+    private static String sqlState(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof java.sql.SQLException s) {
+                return s.getSQLState();
+            }
+        }
+        return null;
+    }
+}

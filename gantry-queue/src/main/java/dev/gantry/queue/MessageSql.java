@@ -1,0 +1,120 @@
+package dev.gantry.queue;
+
+/** The queue's statements, as text you could paste into psql. Names are schema-qualified: callers' search paths vary. */
+final class MessageSql {
+    private MessageSql() {
+    }
+
+    static final String CURRENT_EPOCH = "(SELECT max(epoch) FROM gantry_queue.epoch WHERE sealed_at IS NULL)";
+
+    /** Serialises enqueues of one unique key (queue names cannot hold a slash), so exactly one of two creates it. */
+    static final String LOCK_KEY = "SELECT pg_advisory_xact_lock(hashtextextended(:queue || '/' || :key, 0))";
+
+    static final String FIND_BY_KEY = """
+            SELECT id FROM gantry_queue.message WHERE queue = :queue AND unique_key = :key
+            UNION ALL
+            SELECT id FROM gantry_queue.message_archive WHERE queue = :queue AND unique_key = :key
+            LIMIT 1
+            """;
+
+    static final String INSERT = """
+            INSERT INTO gantry_queue.message (epoch, id, queue, state, priority, group_key, run_at, attempt,
+                                              max_attempts, unique_key, payload, enqueued_at)
+            VALUES (""" + CURRENT_EPOCH + """
+            , nextval('gantry_queue.message_id'), :queue, 0, :priority, :group, :runAt, 0,
+                    :maxAttempts, :key, :payload, :now)
+            RETURNING id
+            """;
+
+    // SKIP LOCKED: concurrent claimers take different rows instead of queueing behind each other's locks.
+    static final String CLAIM = """
+            WITH picked AS (
+                SELECT id, epoch FROM gantry_queue.message
+                WHERE queue = :queue AND state = 0 AND run_at <= :now
+                  AND NOT EXISTS (SELECT 1 FROM gantry_queue.queue q WHERE q.name = :queue AND q.paused)
+                ORDER BY priority DESC, run_at, id
+                LIMIT :limit
+                FOR UPDATE SKIP LOCKED
+            )
+            UPDATE gantry_queue.message m
+            SET state = 1, attempt = m.attempt + 1, lease_until = :leaseUntil, worker = :worker
+            FROM picked
+            WHERE m.id = picked.id AND m.epoch = picked.epoch
+            RETURNING m.id, m.queue, m.payload, m.unique_key, m.group_key, m.priority, m.attempt, m.max_attempts,
+                      m.enqueued_at, m.lease_until, m.last_error
+            """;
+
+    // Every update of a held message names its attempt: a stale holder changes nothing.
+    static final String COMPLETE = """
+            UPDATE gantry_queue.message SET state = 2, finished_at = :now, lease_until = NULL
+            WHERE id = :id AND attempt = :attempt AND state = 1
+            """;
+
+    static final String RETRY = """
+            UPDATE gantry_queue.message
+            SET state = 0, run_at = :runAt, lease_until = NULL, worker = NULL, last_error = :error
+            WHERE id = :id AND attempt = :attempt AND state = 1
+            """;
+
+    static final String BURY = """
+            UPDATE gantry_queue.message
+            SET state = 3, finished_at = :now, lease_until = NULL, worker = NULL, last_error = :error
+            WHERE id = :id AND attempt = :attempt AND state = 1
+            """;
+
+    static final String EXTEND = """
+            UPDATE gantry_queue.message SET lease_until = :leaseUntil
+            WHERE id = :id AND attempt = :attempt AND state = 1
+            """;
+
+    static final String RESCUE = """
+            WITH expired AS (
+                SELECT id, epoch FROM gantry_queue.message
+                WHERE state = 1 AND lease_until < :now
+                ORDER BY lease_until
+                LIMIT :limit
+                FOR UPDATE SKIP LOCKED
+            )
+            UPDATE gantry_queue.message m
+            SET state = CASE WHEN m.attempt >= m.max_attempts THEN 3 ELSE 0 END,
+                finished_at = CASE WHEN m.attempt >= m.max_attempts THEN CAST(:now AS timestamptz) END,
+                run_at = :now, lease_until = NULL, worker = NULL,
+                last_error = 'lease expired at attempt ' || m.attempt || coalesce(' held by ' || m.worker, '')
+            FROM expired
+            WHERE m.id = expired.id AND m.epoch = expired.epoch
+            RETURNING m.id
+            """;
+
+    static final String REPLAY_LIVE = """
+            UPDATE gantry_queue.message SET state = 0, attempt = 0, run_at = :now, finished_at = NULL
+            WHERE id = :id AND state = 3
+            """;
+
+    static final String REPLAY_ARCHIVED = """
+            WITH buried AS (
+                UPDATE gantry_queue.message_archive SET state = 4 WHERE id = :id AND state = 3 RETURNING *
+            )
+            INSERT INTO gantry_queue.message (epoch, id, queue, state, priority, group_key, run_at, attempt,
+                                              max_attempts, unique_key, payload, last_error, enqueued_at)
+            SELECT """ + CURRENT_EPOCH + """
+            , id, queue, 0, priority, group_key, :now, 0, max_attempts, unique_key, payload, last_error,
+                   enqueued_at
+            FROM buried
+            """;
+
+    static final String SET_PAUSED = """
+            INSERT INTO gantry_queue.queue (name, paused, changed_at) VALUES (:queue, :paused, :now)
+            ON CONFLICT (name) DO UPDATE SET paused = excluded.paused, changed_at = excluded.changed_at
+            """;
+
+    // An archived copy in state 0 or 1 was moved forward when its epoch was sealed: the live row is the truth.
+    static final String STATE_OF = """
+            SELECT state FROM (
+                SELECT state, 0 AS source FROM gantry_queue.message WHERE id = :id
+                UNION ALL
+                SELECT state, 1 FROM gantry_queue.message_archive WHERE id = :id AND state NOT IN (0, 1)
+            ) found
+            ORDER BY source
+            LIMIT 1
+            """;
+}

@@ -1,0 +1,251 @@
+package dev.gantry.queue;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.regex.Pattern;
+import javax.sql.DataSource;
+import org.flywaydb.core.Flyway;
+import org.jdbi.v3.core.Handle;
+import org.jdbi.v3.core.Jdbi;
+
+/**
+ * The durable queue on one PostgreSQL database: enqueue in the caller's transaction, claim with leases, complete,
+ * retry with backoff, dead-letter and replay, pause and resume, and the maintenance that keeps it from rotting.
+ *
+ * <p>Thread-safe; one instance per database (shard) is enough for a process. Every method that touches the
+ * database throws {@link QueueUnavailableException} when the database cannot take it now, having written nothing.
+ */
+public final class Queues {
+    private static final Pattern NAME = Pattern.compile("[a-z0-9][a-z0-9_.-]{0,62}");
+
+    private final Jdbi jdbi;
+    private final QueueSettings settings;
+    private final Epochs epochs;
+
+    private Queues(DataSource dataSource, QueueSettings settings) {
+        this.jdbi = Jdbi.create(dataSource);
+        this.settings = settings;
+        this.epochs = new Epochs(jdbi, settings);
+    }
+
+    /**
+     * Migrates the queue's schema ({@code gantry_queue}, with its own Flyway history) and opens the first epoch if
+     * needed. Safe to call from several processes at once.
+     */
+    public static Queues start(DataSource dataSource, QueueSettings settings) {
+        try {
+            Flyway.configure().dataSource(dataSource).schemas("gantry_queue").defaultSchema("gantry_queue")
+                    .table("flyway_schema_history").locations("classpath:db/gantry_queue").load().migrate();
+        } catch (RuntimeException e) {
+            throw SqlFailures.translate("migrating the queue schema", e);
+        }
+        Queues queues = new Queues(dataSource, settings);
+        queues.epochs.ensureOpen();
+        return queues;
+    }
+
+    public QueueSettings settings() {
+        return settings;
+    }
+
+    /** Enqueues in a transaction of its own. */
+    public Enqueued enqueue(NewMessage message) {
+        return call("enqueue", () -> jdbi.inTransaction(h -> enqueue(h, message)));
+    }
+
+    /**
+     * Enqueues inside the caller's transaction, so the message commits (or rolls back) with the caller's own writes.
+     * With a unique key, an existing message of that key is returned instead of creating another.
+     */
+    public Enqueued enqueue(Handle handle, NewMessage message) {
+        return call("enqueue", () -> insert(handle, message));
+    }
+
+    /** Enqueues several messages in the caller's transaction, in order. */
+    public List<Enqueued> enqueueAll(Handle handle, List<NewMessage> messages) {
+        return call("enqueue", () -> {
+            List<Enqueued> out = new ArrayList<>(messages.size());
+            for (NewMessage m : messages) {
+                out.add(insert(handle, m));
+            }
+            return out;
+        });
+    }
+
+    private Enqueued insert(Handle h, NewMessage m) {
+        Instant now = settings.clock().instant();
+        if (m.uniqueKey() != null) {
+            h.createQuery(MessageSql.LOCK_KEY).bind("queue", m.queue()).bind("key", m.uniqueKey()).mapToMap().one();
+            Optional<Long> existing = h.createQuery(MessageSql.FIND_BY_KEY).bind("queue", m.queue())
+                    .bind("key", m.uniqueKey()).mapTo(Long.class).findFirst();
+            if (existing.isPresent()) {
+                return new Enqueued(existing.get(), false);
+            }
+        }
+        long id = h.createQuery(MessageSql.INSERT)
+                .bind("queue", m.queue()).bind("priority", (short) m.priority()).bind("group", m.group())
+                .bind("runAt", ts(m.runAt() == null ? now : m.runAt())).bind("maxAttempts", m.maxAttempts())
+                .bind("key", m.uniqueKey()).bind("payload", m.payload()).bind("now", ts(now))
+                .mapTo(Long.class).one();
+        return new Enqueued(id, true);
+    }
+
+    /**
+     * Claims up to {@code limit} ready messages of {@code queue} for {@code worker}, highest priority first, then
+     * oldest. Each comes with a lease of {@link QueueSettings#lease()} and a new attempt number. Returns nothing while
+     * the queue is paused.
+     */
+    public List<Message> claim(String queue, String worker, int limit) {
+        checkName(queue);
+        if (limit < 1) {
+            throw new IllegalArgumentException("limit must be at least 1, got " + limit);
+        }
+        Instant now = settings.clock().instant();
+        List<Message> claimed = call("claim", () -> jdbi.inTransaction(h -> h.createQuery(MessageSql.CLAIM)
+                .bind("queue", queue).bind("now", ts(now)).bind("limit", limit)
+                .bind("leaseUntil", ts(now.plus(settings.lease()))).bind("worker", worker)
+                .map((rs, ctx) -> new Message(rs.getLong("id"), rs.getString("queue"), rs.getString("payload"),
+                        rs.getString("unique_key"), rs.getString("group_key"), rs.getShort("priority"),
+                        rs.getInt("attempt"), rs.getInt("max_attempts"),
+                        rs.getObject("enqueued_at", OffsetDateTime.class).toInstant(),
+                        rs.getObject("lease_until", OffsetDateTime.class).toInstant(), rs.getString("last_error")))
+                .list()));
+        List<Message> ordered = new ArrayList<>(claimed);
+        ordered.sort(Comparator.comparingInt(Message::priority).reversed().thenComparingLong(Message::id));
+        return ordered;
+    }
+
+    /** Marks a held message done. Throws {@link LeaseLostException} when this attempt no longer holds it. */
+    public void complete(Message message) {
+        Instant now = settings.clock().instant();
+        held(message, "complete", h -> h.createUpdate(MessageSql.COMPLETE).bind("id", message.id())
+                .bind("attempt", message.attempt()).bind("now", ts(now)).execute());
+    }
+
+    /**
+     * Records a failed delivery. A retryable failure with attempts left is retried after a capped, fully jittered
+     * exponential backoff; otherwise the message is dead-lettered with {@code error} as its reason.
+     *
+     * @return true when the message will be retried, false when it was dead-lettered
+     */
+    public boolean fail(Message message, String error, boolean retryable) {
+        Instant now = settings.clock().instant();
+        boolean retry = retryable && !message.lastAttempt();
+        String reason = error == null ? "failed" : error;
+        if (retry) {
+            Duration delay = Backoff.delay(message.attempt(), settings.retryBase(), settings.retryCap(),
+                    settings.random());
+            held(message, "retry", h -> h.createUpdate(MessageSql.RETRY).bind("id", message.id())
+                    .bind("attempt", message.attempt()).bind("runAt", ts(now.plus(delay))).bind("error", reason)
+                    .execute());
+        } else {
+            held(message, "dead-letter", h -> h.createUpdate(MessageSql.BURY).bind("id", message.id())
+                    .bind("attempt", message.attempt()).bind("now", ts(now)).bind("error", reason).execute());
+        }
+        return retry;
+    }
+
+    /** Extends the lease of a held message by {@link QueueSettings#lease()} from now. */
+    public Instant heartbeat(Message message) {
+        Instant until = settings.clock().instant().plus(settings.lease());
+        held(message, "heartbeat", h -> h.createUpdate(MessageSql.EXTEND).bind("id", message.id())
+                .bind("attempt", message.attempt()).bind("leaseUntil", ts(until)).execute());
+        return until;
+    }
+
+    /** Puts a dead-lettered message back to ready, with its attempts reset. False when there is no such message. */
+    public boolean replay(long id) {
+        Instant now = settings.clock().instant();
+        return call("replay", () -> jdbi.inTransaction(h -> {
+            int live = h.createUpdate(MessageSql.REPLAY_LIVE).bind("id", id).bind("now", ts(now)).execute();
+            return live == 1 || h.createUpdate(MessageSql.REPLAY_ARCHIVED).bind("id", id).bind("now", ts(now))
+                    .execute() == 1;
+        }));
+    }
+
+    /** Stops claims from {@code queue}; enqueues continue. */
+    public void pause(String queue) {
+        setPaused(queue, true);
+    }
+
+    /** Lets claims from {@code queue} resume. */
+    public void resume(String queue) {
+        setPaused(queue, false);
+    }
+
+    private void setPaused(String queue, boolean paused) {
+        checkName(queue);
+        Instant now = settings.clock().instant();
+        call("pause", () -> jdbi.withHandle(h -> h.createUpdate(MessageSql.SET_PAUSED).bind("queue", queue)
+                .bind("paused", paused).bind("now", ts(now)).execute()));
+    }
+
+    /** Where a message is now, or empty when it is unknown (never enqueued, or dropped after retention). */
+    public Optional<MessageState> state(long id) {
+        return call("state", () -> jdbi.withHandle(h -> h.createQuery(MessageSql.STATE_OF).bind("id", id)
+                .mapTo(Integer.class).findFirst().map(MessageState::of)));
+    }
+
+    /** Puts messages whose lease expired back to ready (or dead, when out of attempts); returns how many. */
+    public int rescueExpired(int limit) {
+        Instant now = settings.clock().instant();
+        return call("rescue", () -> jdbi.inTransaction(h -> h.createQuery(MessageSql.RESCUE).bind("now", ts(now))
+                .bind("limit", limit).mapTo(Long.class).list().size()));
+    }
+
+    /**
+     * Rescues expired leases, opens a new epoch when the current one is old, seals epochs past their time and drops
+     * archived ones past retention. Run it every few seconds from one or more processes; they take turns.
+     */
+    public void maintain() {
+        rescueExpired(1_000);
+        call("maintenance", () -> {
+            epochs.maintain();
+            return null;
+        });
+    }
+
+    /** The epochs attached to the hot table, oldest first: a small number when maintenance runs. */
+    public List<Integer> liveEpochs() {
+        return call("epochs", epochs::live);
+    }
+
+    private void held(Message message, String what, java.util.function.ToIntFunction<Handle> update) {
+        int rows = call(what, () -> jdbi.inTransaction(h -> {
+            int n = update.applyAsInt(h);
+            // A seal may have moved the row to a newer epoch under this statement; a second look finds it.
+            return n == 0 ? update.applyAsInt(h) : n;
+        }));
+        if (rows == 0) {
+            throw new LeaseLostException(message.id(), message.attempt());
+        }
+        if (rows > 1) {
+            throw new IllegalStateException(what + " of message " + message.id() + " changed " + rows + " rows");
+        }
+    }
+
+    private static <T> T call(String what, java.util.concurrent.Callable<T> body) {
+        try {
+            return body.call();
+        } catch (Exception e) {
+            throw SqlFailures.translate(what, e);
+        }
+    }
+
+    static OffsetDateTime ts(Instant instant) {
+        return instant.atOffset(ZoneOffset.UTC);
+    }
+
+    static void checkName(String queue) {
+        if (queue == null || !NAME.matcher(queue).matches()) {
+            throw new IllegalArgumentException("a queue name is 1-63 lower-case letters, digits, '_', '.' or '-', "
+                    + "starting with a letter or digit; got '" + queue + "'");
+        }
+    }
+}

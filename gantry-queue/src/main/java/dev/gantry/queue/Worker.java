@@ -1,0 +1,205 @@
+package dev.gantry.queue;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Delivers one queue's messages to a handler on a pool of threads: claims batches as slots free up, extends the
+ * leases of messages in flight, completes them when the handler returns and fails them (retryable, or fatal with
+ * {@link FatalFailure}) when it throws. When the database is unavailable it backs off with full jitter instead of
+ * spinning, and picks up by itself when the database returns.
+ *
+ * <p>Delivery is at least once: a handler may see a message again after a crash or a lost lease, so handlers must be
+ * idempotent (key their side effects by message id and attempt). {@link #close()} stops claiming and waits for the
+ * messages in flight.
+ */
+public final class Worker implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(Worker.class);
+
+    /** Handles one message; returning normally completes it. */
+    @FunctionalInterface
+    public interface Handler {
+        void handle(Message message) throws Exception;
+    }
+
+    /** Thrown by a handler for a failure that no retry can fix: the message is dead-lettered at once. */
+    public static final class FatalFailure extends RuntimeException {
+        public FatalFailure(String message) {
+            super(message);
+        }
+    }
+
+    /**
+     * @param name        the worker's name, recorded on the messages it holds
+     * @param concurrency messages handled at once
+     * @param idlePoll    how long to wait before looking again when the queue was empty (jittered)
+     * @param maxBackoff  the longest wait between tries while the database is unavailable
+     */
+    public record Options(String name, int concurrency, Duration idlePoll, Duration maxBackoff) {
+        public static final Duration DEFAULT_IDLE_POLL = Duration.ofMillis(200);
+        public static final Duration DEFAULT_MAX_BACKOFF = Duration.ofSeconds(10);
+
+        public Options {
+            Objects.requireNonNull(name, "name");
+            if (concurrency < 1) {
+                throw new IllegalArgumentException("concurrency must be at least 1, got " + concurrency);
+            }
+        }
+
+        public static Options named(String name, int concurrency) {
+            return new Options(name, concurrency, DEFAULT_IDLE_POLL, DEFAULT_MAX_BACKOFF);
+        }
+    }
+
+    private final Queues queues;
+    private final String queue;
+    private final Handler handler;
+    private final Options options;
+    private final Semaphore slots;
+    private final ExecutorService handlers;
+    private final Map<Long, Message> inFlight = new ConcurrentHashMap<>();
+    private final AtomicBoolean running = new AtomicBoolean(true);
+    private final Thread claimer;
+    private final Thread heartbeater;
+
+    private Worker(Queues queues, String queue, Handler handler, Options options) {
+        this.queues = queues;
+        this.queue = queue;
+        this.handler = handler;
+        this.options = options;
+        this.slots = new Semaphore(options.concurrency());
+        this.handlers = Executors.newFixedThreadPool(options.concurrency(),
+                Thread.ofPlatform().name("queue-" + queue + "-", 0).factory());
+        this.claimer = Thread.ofPlatform().name("queue-" + queue + "-claimer").unstarted(this::claimLoop);
+        this.heartbeater = Thread.ofPlatform().name("queue-" + queue + "-heartbeat").daemon().unstarted(this::heartbeatLoop);
+    }
+
+    /** Starts delivering {@code queue}'s messages to {@code handler}. */
+    public static Worker start(Queues queues, String queue, Handler handler, Options options) {
+        Queues.checkName(queue);
+        Worker w = new Worker(queues, queue, handler, options);
+        w.claimer.start();
+        w.heartbeater.start();
+        return w;
+    }
+
+    private void claimLoop() {
+        int failures = 0;
+        while (running.get()) {
+            int free = 0;
+            try {
+                slots.acquire();
+                free = 1 + slots.drainPermits();
+                var claimed = queues.claim(queue, options.name(), free);
+                slots.release(free - claimed.size());
+                free = 0;
+                failures = 0;
+                for (Message m : claimed) {
+                    inFlight.put(m.id(), m);
+                    handlers.execute(() -> deliver(m));
+                }
+                if (claimed.isEmpty()) {
+                    sleep(jittered(options.idlePoll()));
+                }
+            } catch (InterruptedException e) {
+                slots.release(free);
+                Thread.currentThread().interrupt();
+                return;
+            } catch (RuntimeException e) {
+                slots.release(free);
+                Duration wait = Backoff.delay(++failures, Duration.ofMillis(100), options.maxBackoff(),
+                        queues.settings().random());
+                if (e instanceof QueueUnavailableException) {
+                    log.warn("queue {}: database unavailable, retrying in {} ms: {}", queue, wait.toMillis(),
+                            e.getMessage());
+                } else {
+                    log.error("queue {}: claiming failed, retrying in {} ms", queue, wait.toMillis(), e);
+                }
+                sleep(wait);
+            }
+        }
+    }
+
+    private void deliver(Message m) {
+        try {
+            handler.handle(m);
+            queues.complete(m);
+        } catch (LeaseLostException e) {
+            log.warn("queue {}: {}", queue, e.getMessage());
+        } catch (QueueUnavailableException e) {
+            // The outcome could not be recorded; the lease will expire and the message be delivered again.
+            log.warn("queue {}: could not record the outcome of message {}: {}", queue, m.id(), e.getMessage());
+        } catch (Exception e) {
+            fail(m, e);
+        } finally {
+            inFlight.remove(m.id());
+            slots.release();
+        }
+    }
+
+    private void fail(Message m, Exception cause) {
+        try {
+            boolean fatal = cause instanceof FatalFailure;
+            queues.fail(m, cause.getClass().getSimpleName() + ": " + cause.getMessage(), !fatal);
+        } catch (QueueException e) {
+            log.warn("queue {}: could not record the failure of message {}: {}", queue, m.id(), e.getMessage());
+        }
+    }
+
+    private void heartbeatLoop() {
+        long every = Math.max(1, queues.settings().lease().toMillis() / 3);
+        while (running.get() || !inFlight.isEmpty()) {
+            sleep(Duration.ofMillis(every));
+            for (Message m : inFlight.values()) {
+                try {
+                    queues.heartbeat(m);
+                } catch (QueueException e) {
+                    log.warn("queue {}: could not extend the lease of message {}: {}", queue, m.id(), e.getMessage());
+                }
+            }
+        }
+    }
+
+    private Duration jittered(Duration d) {
+        long ms = d.toMillis();
+        return Duration.ofMillis(ms / 2 + queues.settings().random().nextLong(ms / 2 + 1));
+    }
+
+    private static void sleep(Duration d) {
+        try {
+            Thread.sleep(d);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Messages being handled now. */
+    public int inFlight() {
+        return inFlight.size();
+    }
+
+    /** Stops claiming, waits up to 30 s for the messages in flight, then stops. */
+    @Override
+    public void close() {
+        running.set(false);
+        claimer.interrupt();
+        try {
+            claimer.join(10_000);
+            handlers.shutdown();
+            if (!handlers.awaitTermination(30, TimeUnit.SECONDS)) {
+                handlers.shutdownNow();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,226 @@
+package dev.gantry.queue;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.gantry.testkit.EmbeddedPostgresExtension;
+import dev.gantry.testkit.ManualClock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.random.RandomGenerator;
+import org.jdbi.v3.core.Jdbi;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** The queue's contract on a real embedded PostgreSQL, with time driven by hand. */
+class QueueIT {
+    @RegisterExtension
+    static final EmbeddedPostgresExtension pg = new EmbeddedPostgresExtension();
+
+    private final ManualClock clock = new ManualClock(Instant.parse("2026-01-01T00:00:00Z"));
+    private Queues queues;
+
+    @BeforeEach
+    void start() {
+        queues = Queues.start(pg.dataSource(), QueueSettings.defaults().withClock(clock)
+                .withRandom(RandomGenerator.of("L64X128MixRandom")).withLease(Duration.ofSeconds(30))
+                .withRetry(Duration.ofSeconds(1), Duration.ofSeconds(60)));
+        pg.truncate("gantry_queue.message", "gantry_queue.queue");
+    }
+
+    @Test
+    void a_claimed_message_completes_once() {
+        long id = queues.enqueue(NewMessage.to("builds").payload("{\"job\":1}")).id();
+        List<Message> claimed = queues.claim("builds", "w1", 10);
+        assertThat(claimed).singleElement().satisfies(m -> {
+            assertThat(m.id()).isEqualTo(id);
+            assertThat(m.payload()).isEqualTo("{\"job\":1}");
+            assertThat(m.attempt()).isEqualTo(1);
+        });
+        queues.complete(claimed.get(0));
+        assertThat(queues.state(id)).contains(MessageState.DONE);
+        assertThat(queues.claim("builds", "w1", 10)).isEmpty();
+        assertThatThrownBy(() -> queues.complete(claimed.get(0))).isInstanceOf(LeaseLostException.class);
+    }
+
+    @Test
+    void a_duplicate_unique_key_returns_the_first_message() {
+        Enqueued first = queues.enqueue(NewMessage.to("builds").uniqueKey("delivery-42"));
+        Enqueued second = queues.enqueue(NewMessage.to("builds").uniqueKey("delivery-42"));
+        assertThat(first.created()).isTrue();
+        assertThat(second).isEqualTo(new Enqueued(first.id(), false));
+        assertThat(queues.enqueue(NewMessage.to("other").uniqueKey("delivery-42")).created()).isTrue();
+    }
+
+    @Test
+    void concurrent_enqueues_of_one_key_create_one_message() throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(8);
+        try {
+            List<Future<Enqueued>> results = new ArrayList<>();
+            for (int i = 0; i < 16; i++) {
+                results.add(pool.submit(() -> queues.enqueue(NewMessage.to("builds").uniqueKey("same"))));
+            }
+            Set<Long> ids = new HashSet<>();
+            int created = 0;
+            for (Future<Enqueued> f : results) {
+                ids.add(f.get().id());
+                created += f.get().created() ? 1 : 0;
+            }
+            assertThat(ids).hasSize(1);
+            assertThat(created).isEqualTo(1);
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void an_enqueue_rolls_back_with_the_callers_transaction() {
+        Jdbi jdbi = Jdbi.create(pg.dataSource());
+        assertThatThrownBy(() -> jdbi.useTransaction(h -> {
+            queues.enqueue(h, NewMessage.to("builds").payload("lost"));
+            throw new IllegalStateException("the caller's own write failed");
+        })).isInstanceOf(IllegalStateException.class);
+        assertThat(queues.claim("builds", "w1", 10)).isEmpty();
+
+        long id = jdbi.inTransaction(h -> queues.enqueue(h, NewMessage.to("builds").payload("kept")).id());
+        assertThat(queues.claim("builds", "w1", 10)).extracting(Message::id).containsExactly(id);
+    }
+
+    @Test
+    void concurrent_claimers_never_hold_the_same_message() throws Exception {
+        Jdbi.create(pg.dataSource()).useTransaction(h -> {
+            List<NewMessage> batch = new ArrayList<>();
+            for (int i = 0; i < 500; i++) {
+                batch.add(NewMessage.to("builds").payload("m" + i));
+            }
+            queues.enqueueAll(h, batch);
+        });
+        ExecutorService pool = Executors.newFixedThreadPool(6);
+        List<Long> seen = Collections.synchronizedList(new ArrayList<>());
+        try {
+            List<Future<?>> workers = new ArrayList<>();
+            for (int w = 0; w < 6; w++) {
+                String name = "w" + w;
+                workers.add(pool.submit(() -> {
+                    List<Message> got;
+                    while (!(got = queues.claim("builds", name, 7)).isEmpty()) {
+                        for (Message m : got) {
+                            seen.add(m.id());
+                            queues.complete(m);
+                        }
+                    }
+                }));
+            }
+            for (Future<?> f : workers) {
+                f.get();
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(seen).hasSize(500).doesNotHaveDuplicates();
+    }
+
+    @Test
+    void higher_priority_is_claimed_first_then_the_oldest() {
+        long low = queues.enqueue(NewMessage.to("builds").priority(0)).id();
+        long high = queues.enqueue(NewMessage.to("builds").priority(5)).id();
+        long lowLater = queues.enqueue(NewMessage.to("builds").priority(0)).id();
+        assertThat(queues.claim("builds", "w1", 1)).extracting(Message::id).containsExactly(high);
+        assertThat(queues.claim("builds", "w1", 1)).extracting(Message::id).containsExactly(low);
+        assertThat(queues.claim("builds", "w1", 1)).extracting(Message::id).containsExactly(lowLater);
+    }
+
+    @Test
+    void a_message_is_not_claimed_before_its_run_at() {
+        long id = queues.enqueue(NewMessage.to("builds").runAt(clock.instant().plusSeconds(60))).id();
+        assertThat(queues.claim("builds", "w1", 1)).isEmpty();
+        clock.advance(Duration.ofSeconds(60));
+        assertThat(queues.claim("builds", "w1", 1)).extracting(Message::id).containsExactly(id);
+    }
+
+    @Test
+    void a_rescued_message_cannot_be_finished_by_its_old_holder() {
+        queues.enqueue(NewMessage.to("builds"));
+        Message first = queues.claim("builds", "slow", 1).get(0);
+        clock.advance(Duration.ofSeconds(31));
+        assertThat(queues.rescueExpired(100)).isEqualTo(1);
+        Message second = queues.claim("builds", "fast", 1).get(0);
+        assertThat(second.attempt()).isEqualTo(2);
+        assertThat(second.lastError()).contains("lease expired at attempt 1 held by slow");
+
+        assertThatThrownBy(() -> queues.complete(first)).isInstanceOf(LeaseLostException.class);
+        assertThatThrownBy(() -> queues.heartbeat(first)).isInstanceOf(LeaseLostException.class);
+        queues.complete(second);
+        assertThat(queues.state(second.id())).contains(MessageState.DONE);
+    }
+
+    @Test
+    void a_heartbeat_keeps_the_lease_from_being_rescued() {
+        queues.enqueue(NewMessage.to("builds"));
+        Message m = queues.claim("builds", "w1", 1).get(0);
+        clock.advance(Duration.ofSeconds(20));
+        queues.heartbeat(m);
+        clock.advance(Duration.ofSeconds(20));
+        assertThat(queues.rescueExpired(100)).isZero();
+        queues.complete(m);
+    }
+
+    @Test
+    void retries_back_off_with_jitter_then_dead_letter_with_the_reason() {
+        long id = queues.enqueue(NewMessage.to("builds").maxAttempts(3)).id();
+        for (int attempt = 1; attempt <= 2; attempt++) {
+            Message m = queues.claim("builds", "w1", 1).get(0);
+            assertThat(m.attempt()).isEqualTo(attempt);
+            assertThat(queues.fail(m, "webhook answered 502", true)).isTrue();
+            // full jitter: the retry is due somewhere in [0, base * 2^(attempt-1)]
+            clock.advance(Duration.ofSeconds(1L << (attempt - 1)));
+        }
+        Message last = queues.claim("builds", "w1", 1).get(0);
+        assertThat(last.lastAttempt()).isTrue();
+        assertThat(queues.fail(last, "webhook answered 502", true)).isFalse();
+        assertThat(queues.state(id)).contains(MessageState.DEAD);
+        assertThat(queues.claim("builds", "w1", 1)).isEmpty();
+
+        assertThat(queues.replay(id)).isTrue();
+        Message again = queues.claim("builds", "w1", 1).get(0);
+        assertThat(again.attempt()).isEqualTo(1);
+        assertThat(again.lastError()).isEqualTo("webhook answered 502");
+        assertThat(queues.replay(id)).isFalse();
+    }
+
+    @Test
+    void a_fatal_failure_dead_letters_at_once() {
+        long id = queues.enqueue(NewMessage.to("builds").maxAttempts(5)).id();
+        assertThat(queues.fail(queues.claim("builds", "w1", 1).get(0), "config is invalid", false)).isFalse();
+        assertThat(queues.state(id)).contains(MessageState.DEAD);
+    }
+
+    @Test
+    void a_paused_queue_hands_out_nothing_until_resumed() {
+        queues.enqueue(NewMessage.to("builds"));
+        queues.enqueue(NewMessage.to("notify"));
+        queues.pause("builds");
+        assertThat(queues.claim("builds", "w1", 10)).isEmpty();
+        assertThat(queues.claim("notify", "w1", 10)).hasSize(1);
+        queues.enqueue(NewMessage.to("builds"));
+        queues.resume("builds");
+        assertThat(queues.claim("builds", "w1", 10)).hasSize(2);
+    }
+
+    @Test
+    void bad_names_and_limits_are_refused_with_the_rule() {
+        assertThatThrownBy(() -> NewMessage.to("Has Spaces")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("queue name");
+        assertThatThrownBy(() -> queues.claim("builds", "w1", 0)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> NewMessage.to("builds").maxAttempts(0)).isInstanceOf(IllegalArgumentException.class);
+    }
+}

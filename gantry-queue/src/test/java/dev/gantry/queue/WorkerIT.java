@@ -1,0 +1,107 @@
+package dev.gantry.queue;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.gantry.testkit.EmbeddedPostgresExtension;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.jdbi.v3.core.Jdbi;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** Workers on real time and a real embedded PostgreSQL, including a database restart in the middle of a run. */
+class WorkerIT {
+    @RegisterExtension
+    static final EmbeddedPostgresExtension pg = new EmbeddedPostgresExtension();
+
+    private Queues queues;
+
+    @BeforeEach
+    void start() {
+        queues = Queues.start(pg.dataSource(), QueueSettings.defaults().withLease(Duration.ofSeconds(5))
+                .withRetry(Duration.ofMillis(50), Duration.ofMillis(200)));
+        pg.truncate("gantry_queue.message", "gantry_queue.queue");
+    }
+
+    private List<Long> enqueue(String queue, int n) {
+        return Jdbi.create(pg.dataSource()).inTransaction(h -> {
+            List<NewMessage> batch = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                batch.add(NewMessage.to(queue).payload(Integer.toString(i)));
+            }
+            return queues.enqueueAll(h, batch).stream().map(Enqueued::id).toList();
+        });
+    }
+
+    @Test
+    void every_message_is_handled_and_completed_with_retries_for_failures() {
+        List<Long> ids = enqueue("work", 200);
+        Set<Long> active = ConcurrentHashMap.newKeySet();
+        AtomicInteger overlaps = new AtomicInteger();
+        AtomicInteger calls = new AtomicInteger();
+        try (Worker w = Worker.start(queues, "work", m -> {
+            if (!active.add(m.id())) {
+                overlaps.incrementAndGet();
+            }
+            try {
+                calls.incrementAndGet();
+                if (m.attempt() == 1 && m.id() % 10 == 0) {
+                    throw new IllegalStateException("transient");
+                }
+            } finally {
+                active.remove(m.id());
+            }
+        }, Worker.Options.named("w", 4))) {
+            await().atMost(Duration.ofSeconds(30)).until(() -> ids.stream()
+                    .allMatch(id -> queues.state(id).orElseThrow() == MessageState.DONE));
+            await().atMost(Duration.ofSeconds(5)).until(() -> w.inFlight() == 0);
+        }
+        assertThat(overlaps).hasValue(0);
+        assertThat(calls.get()).isEqualTo(200 + 20);
+    }
+
+    @Test
+    void a_fatal_failure_is_dead_lettered_without_retries() {
+        long id = enqueue("fatal", 1).get(0);
+        AtomicInteger calls = new AtomicInteger();
+        try (Worker w = Worker.start(queues, "fatal", m -> {
+            calls.incrementAndGet();
+            throw new Worker.FatalFailure("config is invalid");
+        }, Worker.Options.named("w", 1))) {
+            await().atMost(Duration.ofSeconds(10)).until(() -> queues.state(id).orElseThrow() == MessageState.DEAD);
+            await().atMost(Duration.ofSeconds(5)).until(() -> w.inFlight() == 0);
+        }
+        assertThat(calls).hasValue(1);
+    }
+
+    @Test
+    void work_resumes_by_itself_after_the_database_restarts_and_nothing_is_lost() {
+        List<Long> ids = enqueue("restart", 300);
+        Set<Long> active = ConcurrentHashMap.newKeySet();
+        AtomicInteger overlaps = new AtomicInteger();
+        try (Worker w = Worker.start(queues, "restart", m -> {
+            if (!active.add(m.id())) {
+                overlaps.incrementAndGet();
+            }
+            try {
+                Thread.sleep(5);
+            } finally {
+                active.remove(m.id());
+            }
+        }, Worker.Options.named("w", 4))) {
+            await().atMost(Duration.ofSeconds(20)).until(() -> w.inFlight() > 0);
+            pg.restartServer();
+            await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500)).ignoreExceptions().until(() -> {
+                queues.rescueExpired(1_000); // leases whose outcome was lost in the restart come back
+                return ids.stream().allMatch(id -> queues.state(id).orElseThrow() == MessageState.DONE);
+            });
+        }
+        assertThat(overlaps).as("no two deliveries of one message at once").hasValue(0);
+    }
+}
