@@ -26,15 +26,51 @@ final class MessageSql {
             RETURNING id
             """;
 
-    // SKIP LOCKED: concurrent claimers take different rows instead of queueing behind each other's locks.
+    /**
+     * Claims fairly: within a priority, groups (tenants) take turns, each group oldest first. It walks the distinct
+     * groups with ready messages through the index (a loose index scan: one probe per group, however many messages
+     * a group has), takes up to {@code :perGroup} of each group's oldest due messages, and hands out the first
+     * {@code :limit} by priority, then turn, then age. SKIP LOCKED: concurrent claimers take the next messages of
+     * each group instead of waiting for each other's locks.
+     */
     static final String CLAIM = """
-            WITH picked AS (
-                SELECT id, epoch FROM gantry_queue.message
-                WHERE queue = :queue AND state = 0 AND run_at <= :now
-                  AND NOT EXISTS (SELECT 1 FROM gantry_queue.queue q WHERE q.name = :queue AND q.paused)
-                ORDER BY priority DESC, run_at, id
+            WITH RECURSIVE grp AS (
+                (SELECT priority, group_key, 1 AS n FROM gantry_queue.message
+                 WHERE queue = :queue AND state = 0
+                 ORDER BY priority DESC, group_key DESC
+                 LIMIT 1)
+                UNION ALL
+                SELECT next.priority, next.group_key, g.n + 1
+                FROM grp g
+                CROSS JOIN LATERAL (
+                    SELECT priority, group_key FROM gantry_queue.message
+                    WHERE queue = :queue AND state = 0 AND (priority, group_key) < (g.priority, g.group_key)
+                    ORDER BY priority DESC, group_key DESC
+                    LIMIT 1
+                ) next
+                WHERE g.n < :maxGroups
+            ),
+            candidate AS (
+                SELECT c.id, c.epoch, g.priority, g.group_key, c.run_at
+                FROM grp g
+                CROSS JOIN LATERAL (
+                    SELECT id, epoch, run_at FROM gantry_queue.message
+                    WHERE queue = :queue AND state = 0 AND priority = g.priority AND group_key = g.group_key
+                      AND run_at <= :now
+                    ORDER BY run_at, id
+                    LIMIT :perGroup
+                    FOR UPDATE SKIP LOCKED
+                ) c
+                WHERE NOT EXISTS (SELECT 1 FROM gantry_queue.queue q WHERE q.name = :queue AND q.paused)
+            ),
+            picked AS (
+                SELECT id, epoch FROM (
+                    SELECT id, epoch, priority, run_at,
+                           row_number() OVER (PARTITION BY priority, group_key ORDER BY run_at, id) AS turn
+                    FROM candidate
+                ) ranked
+                ORDER BY priority DESC, turn, run_at, id
                 LIMIT :limit
-                FOR UPDATE SKIP LOCKED
             )
             UPDATE gantry_queue.message m
             SET state = 1, attempt = m.attempt + 1, lease_until = :leaseUntil, worker = :worker

@@ -21,17 +21,23 @@ import org.jdbi.v3.core.Jdbi;
  * <p>Thread-safe; one instance per database (shard) is enough for a process. Every method that touches the
  * database throws {@link QueueUnavailableException} when the database cannot take it now, having written nothing.
  */
-public final class Queues {
+public final class Queues implements AutoCloseable {
     private static final Pattern NAME = Pattern.compile("[a-z0-9][a-z0-9_.-]{0,62}");
+    /** Groups one claim looks at; with more groups ready at once, the ones past this wait for a later claim. */
+    static final int MAX_GROUPS_PER_CLAIM = 1_000;
 
     private final Jdbi jdbi;
     private final QueueSettings settings;
     private final Epochs epochs;
+    private final Wakeups wakeups;
+    /** Groups seen by each queue's last claim: sizes the next claim's share per group. */
+    private final java.util.Map<String, Integer> groupsSeen = new java.util.concurrent.ConcurrentHashMap<>();
 
     private Queues(DataSource dataSource, QueueSettings settings) {
         this.jdbi = Jdbi.create(dataSource);
         this.settings = settings;
         this.epochs = new Epochs(jdbi, settings);
+        this.wakeups = new Wakeups(dataSource);
     }
 
     /**
@@ -56,7 +62,7 @@ public final class Queues {
 
     /** Enqueues in a transaction of its own. */
     public Enqueued enqueue(NewMessage message) {
-        return call("enqueue", () -> jdbi.inTransaction(h -> enqueue(h, message)));
+        return call("enqueue", () -> jdbi.inTransaction(h -> insert(h, message)));
     }
 
     /**
@@ -65,6 +71,19 @@ public final class Queues {
      */
     public Enqueued enqueue(Handle handle, NewMessage message) {
         return call("enqueue", () -> insert(handle, message));
+    }
+
+    /** Wakes waiting workers once the caller's transaction commits (at once when there is none). */
+    private void wakeAfterCommit(Handle h, String queue) {
+        if (h.isInTransaction()) {
+            h.afterCommit(() -> wakeups.poke(queue));
+        } else {
+            wakeups.poke(queue);
+        }
+    }
+
+    Wakeups wakeups() {
+        return wakeups;
     }
 
     /** Enqueues several messages in the caller's transaction, in order. */
@@ -93,13 +112,15 @@ public final class Queues {
                 .bind("runAt", ts(m.runAt() == null ? now : m.runAt())).bind("maxAttempts", m.maxAttempts())
                 .bind("key", m.uniqueKey()).bind("payload", m.payload()).bind("now", ts(now))
                 .mapTo(Long.class).one();
+        wakeAfterCommit(h, m.queue());
         return new Enqueued(id, true);
     }
 
     /**
-     * Claims up to {@code limit} ready messages of {@code queue} for {@code worker}, highest priority first, then
-     * oldest. Each comes with a lease of {@link QueueSettings#lease()} and a new attempt number. Returns nothing while
-     * the queue is paused.
+     * Claims up to {@code limit} ready messages of {@code queue} for {@code worker}: highest priority first; within a
+     * priority, groups take turns, so one tenant's flood does not starve the others; within a group, oldest first.
+     * Each comes with a lease of {@link QueueSettings#lease()} and a new attempt number. Returns nothing while the
+     * queue is paused.
      */
     public List<Message> claim(String queue, String worker, int limit) {
         checkName(queue);
@@ -107,8 +128,12 @@ public final class Queues {
             throw new IllegalArgumentException("limit must be at least 1, got " + limit);
         }
         Instant now = settings.clock().instant();
+        // Over-locking a little (perGroup × groups) is released when the claim commits, a moment later.
+        int groups = groupsSeen.getOrDefault(queue, 1);
+        int perGroup = (limit + groups - 1) / groups;
         List<Message> claimed = call("claim", () -> jdbi.inTransaction(h -> h.createQuery(MessageSql.CLAIM)
-                .bind("queue", queue).bind("now", ts(now)).bind("limit", limit)
+                .bind("queue", queue).bind("now", ts(now)).bind("limit", limit).bind("perGroup", perGroup)
+                .bind("maxGroups", MAX_GROUPS_PER_CLAIM)
                 .bind("leaseUntil", ts(now.plus(settings.lease()))).bind("worker", worker)
                 .map((rs, ctx) -> new Message(rs.getLong("id"), rs.getString("queue"), rs.getString("payload"),
                         rs.getString("unique_key"), rs.getString("group_key"), rs.getShort("priority"),
@@ -116,6 +141,7 @@ public final class Queues {
                         rs.getObject("enqueued_at", OffsetDateTime.class).toInstant(),
                         rs.getObject("lease_until", OffsetDateTime.class).toInstant(), rs.getString("last_error")))
                 .list()));
+        groupsSeen.put(queue, (int) Math.max(1, claimed.stream().map(Message::group).distinct().count()));
         List<Message> ordered = new ArrayList<>(claimed);
         ordered.sort(Comparator.comparingInt(Message::priority).reversed().thenComparingLong(Message::id));
         return ordered;
@@ -164,8 +190,13 @@ public final class Queues {
         Instant now = settings.clock().instant();
         return call("replay", () -> jdbi.inTransaction(h -> {
             int live = h.createUpdate(MessageSql.REPLAY_LIVE).bind("id", id).bind("now", ts(now)).execute();
-            return live == 1 || h.createUpdate(MessageSql.REPLAY_ARCHIVED).bind("id", id).bind("now", ts(now))
-                    .execute() == 1;
+            boolean replayed = live == 1 || h.createUpdate(MessageSql.REPLAY_ARCHIVED).bind("id", id)
+                    .bind("now", ts(now)).execute() == 1;
+            if (replayed) {
+                h.createQuery("SELECT queue FROM gantry_queue.message WHERE id = :id").bind("id", id)
+                        .mapTo(String.class).findFirst().ifPresent(q -> wakeAfterCommit(h, q));
+            }
+            return replayed;
         }));
     }
 
@@ -177,6 +208,7 @@ public final class Queues {
     /** Lets claims from {@code queue} resume. */
     public void resume(String queue) {
         setPaused(queue, false);
+        wakeups.poke(queue);
     }
 
     private void setPaused(String queue, boolean paused) {
@@ -236,6 +268,12 @@ public final class Queues {
         } catch (Exception e) {
             throw SqlFailures.translate(what, e);
         }
+    }
+
+    /** Stops the wake-up threads. The data source is the caller's to close. */
+    @Override
+    public void close() {
+        wakeups.close();
     }
 
     static OffsetDateTime ts(Instant instant) {

@@ -13,7 +13,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Delivers one queue's messages to a handler on a pool of threads: claims batches as slots free up, extends the
+ * Delivers one queue's messages to a handler on a pool of threads: claims batches as slots free up (and, when the
+ * queue is empty, waits for a wake-up from an enqueue, or a jittered poll), extends the
  * leases of messages in flight, completes them when the handler returns and fails them (retryable, or fatal with
  * {@link FatalFailure}) when it throws. When the database is unavailable it backs off with full jitter instead of
  * spinning, and picks up by itself when the database returns.
@@ -99,6 +100,7 @@ public final class Worker implements AutoCloseable {
             try {
                 slots.acquire();
                 free = 1 + slots.drainPermits();
+                long wakeup = queues.wakeups().generation(queue);
                 var claimed = queues.claim(queue, options.name(), free);
                 slots.release(free - claimed.size());
                 free = 0;
@@ -108,7 +110,7 @@ public final class Worker implements AutoCloseable {
                     handlers.execute(() -> deliver(m));
                 }
                 if (claimed.isEmpty()) {
-                    sleep(jittered(options.idlePoll()));
+                    queues.wakeups().await(queue, wakeup, jittered(options.idlePoll()));
                 }
             } catch (InterruptedException e) {
                 slots.release(free);

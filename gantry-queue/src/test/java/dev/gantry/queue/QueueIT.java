@@ -140,6 +140,34 @@ class QueueIT {
     }
 
     @Test
+    void groups_take_turns_so_a_flood_does_not_starve_a_small_tenant() {
+        Jdbi.create(pg.dataSource()).useTransaction(h -> {
+            List<NewMessage> flood = new ArrayList<>();
+            for (int i = 0; i < 100; i++) {
+                flood.add(NewMessage.to("builds").group("big-org"));
+            }
+            queues.enqueueAll(h, flood);
+        });
+        clock.advance(Duration.ofSeconds(1));
+        queues.enqueue(NewMessage.to("builds").group("small-org"));
+        queues.enqueue(NewMessage.to("builds").group("small-org"));
+        queues.enqueue(NewMessage.to("builds").group("other-org"));
+
+        List<String> first = queues.claim("builds", "w1", 4).stream().map(Message::group).toList();
+        List<String> second = queues.claim("builds", "w1", 4).stream().map(Message::group).toList();
+        assertThat(first).contains("big-org", "small-org", "other-org");
+        assertThat(second).contains("small-org", "big-org").doesNotContain("other-org");
+    }
+
+    @Test
+    void priority_still_comes_before_turns() {
+        queues.enqueue(NewMessage.to("builds").group("a"));
+        queues.enqueue(NewMessage.to("builds").group("b"));
+        long urgent = queues.enqueue(NewMessage.to("builds").group("a").priority(9)).id();
+        assertThat(queues.claim("builds", "w1", 1)).extracting(Message::id).containsExactly(urgent);
+    }
+
+    @Test
     void a_message_is_not_claimed_before_its_run_at() {
         long id = queues.enqueue(NewMessage.to("builds").runAt(clock.instant().plusSeconds(60))).id();
         assertThat(queues.claim("builds", "w1", 1)).isEmpty();

@@ -1,0 +1,214 @@
+package dev.gantry.queue;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import javax.sql.DataSource;
+import org.postgresql.PGConnection;
+import org.postgresql.PGNotification;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Wakes idle workers when messages arrive, without polling delay. After an enqueue commits, the queue's name is
+ * noted; a sender thread turns the names noted in the last few milliseconds into one {@code pg_notify} on its own
+ * connection, outside any write transaction (a NOTIFY inside one would serialise commits). A listener thread holds
+ * one connection with {@code LISTEN} and wakes the workers waiting on those queues. A missed notification costs only
+ * latency: workers still poll, with jitter, which also covers messages whose run-at time arrives.
+ *
+ * <p>Both threads start on first use and survive database restarts (they reconnect with backoff).
+ */
+final class Wakeups implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(Wakeups.class);
+    static final String CHANNEL = "gantry_queue_wakeup";
+    /** Notifications are coalesced: at most one per this interval. */
+    static final Duration COALESCE = Duration.ofMillis(5);
+
+    private final DataSource dataSource;
+    private final Set<String> pending = ConcurrentHashMap.newKeySet();
+    private final Map<String, Signal> signals = new ConcurrentHashMap<>();
+    private volatile boolean closed;
+    private Thread sender;
+    private Thread listener;
+
+    Wakeups(DataSource dataSource) {
+        this.dataSource = dataSource;
+    }
+
+    /** Notes that {@code queue} has new messages; call after the enqueue committed. */
+    void poke(String queue) {
+        pending.add(queue);
+        startSender();
+        Signal s = signals.get(queue);
+        if (s != null) {
+            s.fire(); // waiters in this process need no round trip
+        }
+    }
+
+    /** The wake-up count of {@code queue}; pass it to {@link #await} so a wake-up in between is not missed. */
+    long generation(String queue) {
+        startListener();
+        return signals.computeIfAbsent(queue, q -> new Signal()).generation();
+    }
+
+    /** Waits until {@code queue} was woken after {@code since}, or {@code timeout} passes; true when woken. */
+    boolean await(String queue, long since, Duration timeout) throws InterruptedException {
+        return signals.computeIfAbsent(queue, q -> new Signal()).await(since, timeout);
+    }
+
+    private synchronized void startSender() {
+        if (sender == null && !closed) {
+            sender = Thread.ofPlatform().name("queue-wakeup-sender").daemon().start(this::sendLoop);
+        }
+    }
+
+    private synchronized void startListener() {
+        if (listener == null && !closed) {
+            listener = Thread.ofPlatform().name("queue-wakeup-listener").daemon().start(this::listenLoop);
+        }
+    }
+
+    private void sendLoop() {
+        int failures = 0;
+        while (!closed) {
+            try (Connection c = dataSource.getConnection()) {
+                c.setAutoCommit(true);
+                failures = 0;
+                while (!closed) {
+                    Thread.sleep(COALESCE);
+                    if (pending.isEmpty()) {
+                        continue;
+                    }
+                    String payload = drain();
+                    try (var ps = c.prepareStatement("SELECT pg_notify(?, ?)")) {
+                        ps.setString(1, CHANNEL);
+                        ps.setString(2, payload);
+                        ps.execute();
+                    }
+                }
+            } catch (InterruptedException e) {
+                return;
+            } catch (SQLException | RuntimeException e) {
+                pause(++failures, "sending wake-ups", e);
+            }
+        }
+    }
+
+    /** The pending queue names, comma-separated, within NOTIFY's payload limit; the rest wait for the next round. */
+    private String drain() {
+        StringBuilder out = new StringBuilder();
+        for (String q : pending) {
+            if (out.length() + q.length() + 1 > 7_000) {
+                break;
+            }
+            pending.remove(q);
+            out.append(out.length() == 0 ? "" : ",").append(q);
+        }
+        return out.toString();
+    }
+
+    private void listenLoop() {
+        int failures = 0;
+        while (!closed) {
+            try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
+                c.setAutoCommit(true);
+                s.execute("LISTEN " + CHANNEL);
+                PGConnection pg = c.unwrap(PGConnection.class);
+                failures = 0;
+                signals.values().forEach(Signal::fire); // anything sent while we were away is picked up by a poll
+                while (!closed) {
+                    PGNotification[] got = pg.getNotifications(500);
+                    if (got == null) {
+                        continue;
+                    }
+                    for (PGNotification n : got) {
+                        for (String queue : n.getParameter().split(",")) {
+                            Signal sig = signals.get(queue);
+                            if (sig != null) {
+                                sig.fire();
+                            }
+                        }
+                    }
+                }
+            } catch (SQLException | RuntimeException e) {
+                if (!pause(++failures, "listening for wake-ups", e)) {
+                    return;
+                }
+            }
+        }
+    }
+
+    private boolean pause(int failures, String what, Exception e) {
+        if (closed) {
+            return false;
+        }
+        long ms = Math.min(10_000, 100L << Math.min(failures, 7));
+        log.debug("{} failed ({}), reconnecting in {} ms", what, e.getMessage(), ms);
+        try {
+            Thread.sleep(ms / 2 + (long) (Math.random() * ms / 2));
+            return true;
+        } catch (InterruptedException ie) {
+            return false;
+        }
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        synchronized (this) {
+            if (sender != null) {
+                sender.interrupt();
+            }
+            if (listener != null) {
+                listener.interrupt();
+            }
+        }
+        signals.values().forEach(Signal::fire);
+    }
+
+    /** A wake-up count for one queue; a waiter that names the count it last saw misses no wake-up. */
+    private static final class Signal {
+        private final ReentrantLock lock = new ReentrantLock();
+        private final Condition changed = lock.newCondition();
+        private long generation;
+
+        long generation() {
+            lock.lock();
+            try {
+                return generation;
+            } finally {
+                lock.unlock();
+            }
+        }
+
+        void fire() {
+            lock.lock();
+            try {
+                generation++;
+                changed.signalAll();
+            } finally {
+                lock.unlock();
+            }
+        }
+
+        boolean await(long since, Duration timeout) throws InterruptedException {
+            lock.lock();
+            try {
+                long nanos = timeout.toNanos();
+                while (generation == since && nanos > 0) {
+                    nanos = changed.awaitNanos(nanos);
+                }
+                return generation != since;
+            } finally {
+                lock.unlock();
+            }
+        }
+    }
+}
