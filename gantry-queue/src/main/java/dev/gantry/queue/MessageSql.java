@@ -138,10 +138,29 @@ final class MessageSql {
             FROM buried
             """;
 
-    static final String SET_PAUSED = """
-            INSERT INTO gantry_queue.queue (name, paused, changed_at) VALUES (:queue, :paused, :now)
-            ON CONFLICT (name) DO UPDATE SET paused = excluded.paused, changed_at = excluded.changed_at
+    static final String PAUSE = """
+            INSERT INTO gantry_queue.queue (name, paused, changed_at) VALUES (:queue, true, :now)
+            ON CONFLICT (name) DO UPDATE SET paused = true, changed_at = excluded.changed_at
             """;
+
+    static final String RESUME = """
+            INSERT INTO gantry_queue.queue (name, paused, changed_at, resumed_at, ramp_from, ramp_seconds)
+            VALUES (:queue, false, :now, :now, :rampFrom, :rampSeconds)
+            ON CONFLICT (name) DO UPDATE SET paused = false, changed_at = excluded.changed_at,
+                resumed_at = excluded.resumed_at, ramp_from = excluded.ramp_from, ramp_seconds = excluded.ramp_seconds
+            """;
+
+    static final String SET_LIMITS = """
+            INSERT INTO gantry_queue.queue (name, paused, changed_at, max_running, max_per_second)
+            VALUES (:queue, false, :now, :maxRunning, :maxPerSecond)
+            ON CONFLICT (name) DO UPDATE SET changed_at = excluded.changed_at, max_running = excluded.max_running,
+                max_per_second = excluded.max_per_second
+            """;
+
+    /** Serialises the claims of a queue with a concurrency limit, so two cannot both take the last free slots. */
+    static final String LOCK_CLAIMS = "SELECT pg_advisory_xact_lock(hashtextextended('claim/' || :queue, 0))";
+
+    static final String RUNNING = "SELECT count(*) FROM gantry_queue.message WHERE queue = :queue AND state = 1";
 
     // An archived copy in state 0 or 1 was moved forward when its epoch was sealed: the live row is the truth.
     static final String STATE_OF = """

@@ -30,6 +30,7 @@ public final class Queues implements AutoCloseable {
     private final QueueSettings settings;
     private final Epochs epochs;
     private final Wakeups wakeups;
+    private final QueueConfig config;
     /** Groups seen by each queue's last claim: sizes the next claim's share per group. */
     private final java.util.Map<String, Integer> groupsSeen = new java.util.concurrent.ConcurrentHashMap<>();
 
@@ -38,6 +39,7 @@ public final class Queues implements AutoCloseable {
         this.settings = settings;
         this.epochs = new Epochs(jdbi, settings);
         this.wakeups = new Wakeups(dataSource);
+        this.config = new QueueConfig(jdbi);
     }
 
     /**
@@ -128,11 +130,33 @@ public final class Queues implements AutoCloseable {
             throw new IllegalArgumentException("limit must be at least 1, got " + limit);
         }
         Instant now = settings.clock().instant();
-        // Over-locking a little (perGroup × groups) is released when the claim commits, a moment later.
+        QueueConfig.Settings cfg = call("claim", () -> config.of(queue, now));
+        double share = cfg.ramp().fraction(cfg.resumedAt(), now);
+        int wanted = limit;
+        if (cfg.limits().maxPerSecond() != null) {
+            wanted = config.takeRate(queue, cfg.limits().maxPerSecond() * share, wanted, now);
+            if (wanted == 0) {
+                return List.of();
+            }
+        }
+        Integer maxRunning = cfg.limits().maxRunning() == null ? null
+                : Math.max(1, (int) Math.floor(cfg.limits().maxRunning() * share));
         int groups = groupsSeen.getOrDefault(queue, 1);
-        int perGroup = (limit + groups - 1) / groups;
-        List<Message> claimed = call("claim", () -> jdbi.inTransaction(h -> h.createQuery(MessageSql.CLAIM)
-                .bind("queue", queue).bind("now", ts(now)).bind("limit", limit).bind("perGroup", perGroup)
+        int asked = wanted;
+        List<Message> claimed = call("claim", () -> jdbi.inTransaction(h -> {
+            int n = asked;
+            if (maxRunning != null) {
+                h.createQuery(MessageSql.LOCK_CLAIMS).bind("queue", queue).mapToMap().one();
+                long running = h.createQuery(MessageSql.RUNNING).bind("queue", queue).mapTo(Long.class).one();
+                n = (int) Math.min(n, maxRunning - running);
+                if (n <= 0) {
+                    return List.<Message>of();
+                }
+            }
+            // Over-locking a little (perGroup × groups) is released when the claim commits, a moment later.
+            int perGroup = (n + groups - 1) / groups;
+            return h.createQuery(MessageSql.CLAIM)
+                .bind("queue", queue).bind("now", ts(now)).bind("limit", n).bind("perGroup", perGroup)
                 .bind("maxGroups", MAX_GROUPS_PER_CLAIM)
                 .bind("leaseUntil", ts(now.plus(settings.lease()))).bind("worker", worker)
                 .map((rs, ctx) -> new Message(rs.getLong("id"), rs.getString("queue"), rs.getString("payload"),
@@ -140,7 +164,8 @@ public final class Queues implements AutoCloseable {
                         rs.getInt("attempt"), rs.getInt("max_attempts"),
                         rs.getObject("enqueued_at", OffsetDateTime.class).toInstant(),
                         rs.getObject("lease_until", OffsetDateTime.class).toInstant(), rs.getString("last_error")))
-                .list()));
+                .list();
+        }));
         groupsSeen.put(queue, (int) Math.max(1, claimed.stream().map(Message::group).distinct().count()));
         List<Message> ordered = new ArrayList<>(claimed);
         ordered.sort(Comparator.comparingInt(Message::priority).reversed().thenComparingLong(Message::id));
@@ -202,20 +227,49 @@ public final class Queues implements AutoCloseable {
 
     /** Stops claims from {@code queue}; enqueues continue. */
     public void pause(String queue) {
-        setPaused(queue, true);
+        checkName(queue);
+        Instant now = settings.clock().instant();
+        call("pause", () -> jdbi.withHandle(h -> h.createUpdate(MessageSql.PAUSE).bind("queue", queue)
+                .bind("now", ts(now)).execute()));
     }
 
-    /** Lets claims from {@code queue} resume. */
+    /** Lets claims from {@code queue} resume at its full limits at once. */
     public void resume(String queue) {
-        setPaused(queue, false);
+        resume(queue, Ramp.NONE);
+    }
+
+    /**
+     * Lets claims from {@code queue} resume, its limits rising from {@code ramp.from()} of each to full over
+     * {@code ramp.over()}. A ramp needs limits to scale: set them with {@link #limit} first.
+     */
+    public void resume(String queue, Ramp ramp) {
+        checkName(queue);
+        Instant now = settings.clock().instant();
+        if (!ramp.equals(Ramp.NONE)) {
+            config.forget(queue);
+            if (!call("resume", () -> config.of(queue, now)).limits().any()) {
+                throw new IllegalArgumentException("queue '" + queue + "' has no limits for a ramp to scale; "
+                        + "set maxRunning or maxPerSecond first");
+            }
+        }
+        call("resume", () -> jdbi.inTransaction(h -> {
+            return h.createUpdate(MessageSql.RESUME).bind("queue", queue).bind("now", ts(now))
+                    .bind("rampFrom", (float) ramp.from()).bind("rampSeconds", (int) ramp.over().toSeconds())
+                    .execute();
+        }));
+        config.forget(queue);
         wakeups.poke(queue);
     }
 
-    private void setPaused(String queue, boolean paused) {
+    /** Sets {@code queue}'s concurrency and rate limits (null fields: unlimited). Takes effect within a second. */
+    public void limit(String queue, QueueLimits limits) {
         checkName(queue);
         Instant now = settings.clock().instant();
-        call("pause", () -> jdbi.withHandle(h -> h.createUpdate(MessageSql.SET_PAUSED).bind("queue", queue)
-                .bind("paused", paused).bind("now", ts(now)).execute()));
+        call("limit", () -> jdbi.withHandle(h -> h.createUpdate(MessageSql.SET_LIMITS).bind("queue", queue)
+                .bind("now", ts(now)).bind("maxRunning", limits.maxRunning())
+                .bind("maxPerSecond", limits.maxPerSecond() == null ? null : limits.maxPerSecond().floatValue())
+                .execute()));
+        config.forget(queue);
     }
 
     /** Where a message is now, or empty when it is unknown (never enqueued, or dropped after retention). */

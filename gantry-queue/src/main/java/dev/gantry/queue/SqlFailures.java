@@ -19,6 +19,9 @@ final class SqlFailures {
             return q;
         }
         String state = sqlState(e);
+        if (state == null && e instanceof RuntimeException r && !unavailable(null, e)) {
+            return r; // not the database's doing: a bug or a bad argument, passed on as it is
+        }
         if (unavailable(state, e)) {
             return new QueueUnavailableException(what + " failed: the database is unavailable (SQLState " + state
                     + ")", RETRY_AFTER, e);

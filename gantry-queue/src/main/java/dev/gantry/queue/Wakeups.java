@@ -30,6 +30,7 @@ final class Wakeups implements AutoCloseable {
     static final String CHANNEL = "gantry_queue_wakeup";
     /** Notifications are coalesced: at most one per this interval. */
     static final Duration COALESCE = Duration.ofMillis(5);
+    private static final Duration IDLE_RELEASE = Duration.ofSeconds(1);
 
     private final DataSource dataSource;
     private final Set<String> pending = ConcurrentHashMap.newKeySet();
@@ -75,29 +76,42 @@ final class Wakeups implements AutoCloseable {
         }
     }
 
+    /** Holds a connection only while there is something to send, and lets it go after a second of quiet. */
     private void sendLoop() {
         int failures = 0;
         while (!closed) {
-            try (Connection c = dataSource.getConnection()) {
-                c.setAutoCommit(true);
-                failures = 0;
-                while (!closed) {
+            try {
+                if (pending.isEmpty()) {
                     Thread.sleep(COALESCE);
-                    if (pending.isEmpty()) {
-                        continue;
-                    }
-                    String payload = drain();
-                    try (var ps = c.prepareStatement("SELECT pg_notify(?, ?)")) {
-                        ps.setString(1, CHANNEL);
-                        ps.setString(2, payload);
-                        ps.execute();
+                    continue;
+                }
+                try (Connection c = dataSource.getConnection()) {
+                    c.setAutoCommit(true);
+                    failures = 0;
+                    long quietSince = System.nanoTime();
+                    while (!closed && System.nanoTime() - quietSince < IDLE_RELEASE.toNanos()) {
+                        if (!pending.isEmpty()) {
+                            send(c, drain());
+                            quietSince = System.nanoTime();
+                        }
+                        Thread.sleep(COALESCE);
                     }
                 }
             } catch (InterruptedException e) {
                 return;
             } catch (SQLException | RuntimeException e) {
-                pause(++failures, "sending wake-ups", e);
+                if (!pause(++failures, "sending wake-ups", e)) {
+                    return;
+                }
             }
+        }
+    }
+
+    private static void send(Connection c, String payload) throws SQLException {
+        try (var ps = c.prepareStatement("SELECT pg_notify(?, ?)")) {
+            ps.setString(1, CHANNEL);
+            ps.setString(2, payload);
+            ps.execute();
         }
     }
 

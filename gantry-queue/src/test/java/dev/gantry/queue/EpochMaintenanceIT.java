@@ -9,6 +9,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -24,6 +25,11 @@ class EpochMaintenanceIT {
     // One clock for the class: epochs persist in the database between tests, so time only moves forward.
     private static final ManualClock clock = new ManualClock(Instant.parse("2026-01-01T00:00:00Z"));
     private Queues queues;
+
+    @AfterEach
+    void stop() {
+        queues.close();
+    }
 
     @BeforeEach
     void start() {

@@ -17,6 +17,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.random.RandomGenerator;
 import org.jdbi.v3.core.Jdbi;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -28,6 +29,11 @@ class QueueIT {
 
     private final ManualClock clock = new ManualClock(Instant.parse("2026-01-01T00:00:00Z"));
     private Queues queues;
+
+    @AfterEach
+    void stop() {
+        queues.close();
+    }
 
     @BeforeEach
     void start() {

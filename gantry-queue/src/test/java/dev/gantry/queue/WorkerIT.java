@@ -11,6 +11,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.jdbi.v3.core.Jdbi;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -21,6 +22,11 @@ class WorkerIT {
     static final EmbeddedPostgresExtension pg = new EmbeddedPostgresExtension();
 
     private Queues queues;
+
+    @AfterEach
+    void stop() {
+        queues.close();
+    }
 
     @BeforeEach
     void start() {

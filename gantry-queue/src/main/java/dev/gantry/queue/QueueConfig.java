@@ -1,0 +1,76 @@
+package dev.gantry.queue;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.jdbi.v3.core.Jdbi;
+
+/**
+ * The per-queue settings kept in the database (limits, ramp, when it resumed), read at most every
+ * {@link #REFRESH} per queue so claims do not add a query each, plus this process's rate limiters.
+ */
+final class QueueConfig {
+    static final Duration REFRESH = Duration.ofMillis(500);
+
+    record Settings(QueueLimits limits, Ramp ramp, Instant resumedAt, Instant readAt) {
+        static final Settings DEFAULT = new Settings(QueueLimits.NONE, Ramp.NONE, null, Instant.MIN);
+    }
+
+    private final Jdbi jdbi;
+    private final Map<String, Settings> cache = new ConcurrentHashMap<>();
+    private final Map<String, TokenBucket> buckets = new ConcurrentHashMap<>();
+
+    QueueConfig(Jdbi jdbi) {
+        this.jdbi = jdbi;
+    }
+
+    Settings of(String queue, Instant now) {
+        Settings s = cache.get(queue);
+        if (s == null || !now.isBefore(s.readAt().plus(REFRESH)) || now.isBefore(s.readAt())) {
+            s = jdbi.withHandle(h -> h.createQuery("""
+                            SELECT max_running, max_per_second, ramp_from, ramp_seconds, resumed_at
+                            FROM gantry_queue.queue WHERE name = :queue
+                            """).bind("queue", queue)
+                    .map((rs, ctx) -> {
+                        Integer running = (Integer) rs.getObject("max_running");
+                        Float perSecond = (Float) rs.getObject("max_per_second");
+                        OffsetDateTime resumed = rs.getObject("resumed_at", OffsetDateTime.class);
+                        return new Settings(new QueueLimits(running, perSecond == null ? null : perSecond.doubleValue()),
+                                new Ramp(rs.getFloat("ramp_from"), Duration.ofSeconds(rs.getInt("ramp_seconds"))),
+                                resumed == null ? null : resumed.toInstant(), now);
+                    }).findOne().orElse(new Settings(QueueLimits.NONE, Ramp.NONE, null, now)));
+            cache.put(queue, s);
+        }
+        return s;
+    }
+
+    void forget(String queue) {
+        cache.remove(queue);
+    }
+
+    /** Takes up to {@code wanted} claims from this process's budget for {@code queue} at {@code perSecond}. */
+    int takeRate(String queue, double perSecond, int wanted, Instant now) {
+        return buckets.computeIfAbsent(queue, q -> new TokenBucket()).take(perSecond, wanted, now);
+    }
+
+    /** A token bucket holding at most one second's worth of claims. */
+    private static final class TokenBucket {
+        private double tokens = -1;
+        private Instant refilled;
+
+        synchronized int take(double perSecond, int wanted, Instant now) {
+            if (tokens < 0) {
+                tokens = perSecond;
+                refilled = now;
+            }
+            double seconds = Math.max(0, Duration.between(refilled, now).toNanos() / 1e9);
+            tokens = Math.min(Math.max(1, perSecond), tokens + seconds * perSecond);
+            refilled = now;
+            int granted = (int) Math.min(wanted, Math.floor(tokens));
+            tokens -= granted;
+            return granted;
+        }
+    }
+}

@@ -1,0 +1,32 @@
+package dev.gantry.queue;
+
+import java.time.Duration;
+import java.time.Instant;
+
+/**
+ * How a resumed queue comes back: its limits start at {@code from} (a fraction of each) and rise linearly to full
+ * over {@code over}, so a backlog does not hit a recovering database all at once. The incident's operators did this
+ * by hand.
+ */
+public record Ramp(double from, Duration over) {
+    /** No ramp: full limits at once. */
+    public static final Ramp NONE = new Ramp(1.0, Duration.ZERO);
+
+    public Ramp {
+        if (!(from > 0 && from <= 1)) {
+            throw new IllegalArgumentException("a ramp starts at a fraction in (0, 1], got " + from);
+        }
+        if (over == null || over.isNegative()) {
+            throw new IllegalArgumentException("a ramp lasts zero or more time, got " + over);
+        }
+    }
+
+    /** The fraction of the limits that applies at {@code now} for a queue resumed at {@code resumedAt}. */
+    double fraction(Instant resumedAt, Instant now) {
+        if (resumedAt == null || over.isZero() || !now.isBefore(resumedAt.plus(over))) {
+            return 1.0;
+        }
+        double elapsed = Math.max(0, Duration.between(resumedAt, now).toMillis()) / (double) over.toMillis();
+        return from + (1 - from) * elapsed;
+    }
+}
