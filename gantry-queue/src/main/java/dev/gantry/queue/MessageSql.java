@@ -77,7 +77,7 @@ final class MessageSql {
             FROM picked
             WHERE m.id = picked.id AND m.epoch = picked.epoch
             RETURNING m.id, m.queue, m.payload, m.unique_key, m.group_key, m.priority, m.attempt, m.max_attempts,
-                      m.enqueued_at, m.lease_until, m.last_error
+                      m.enqueued_at, m.lease_until, m.last_error, m.run_at
             """;
 
     // Every update of a held message names its attempt: a stale holder changes nothing.
@@ -118,7 +118,7 @@ final class MessageSql {
                 last_error = 'lease expired at attempt ' || m.attempt || coalesce(' held by ' || m.worker, '')
             FROM expired
             WHERE m.id = expired.id AND m.epoch = expired.epoch
-            RETURNING m.id
+            RETURNING m.queue
             """;
 
     static final String REPLAY_LIVE = """
@@ -159,6 +159,29 @@ final class MessageSql {
 
     /** Serialises the claims of a queue with a concurrency limit, so two cannot both take the last free slots. */
     static final String LOCK_CLAIMS = "SELECT pg_advisory_xact_lock(hashtextextended('claim/' || :queue, 0))";
+
+    static final String STATS = """
+            SELECT queue, sum(ready) AS ready, sum(running) AS running, sum(dead) AS dead, min(oldest_due) AS oldest_due
+            FROM (
+                SELECT queue,
+                       count(*) FILTER (WHERE state = 0) AS ready,
+                       count(*) FILTER (WHERE state = 1) AS running,
+                       count(*) FILTER (WHERE state = 3) AS dead,
+                       min(run_at) FILTER (WHERE state = 0 AND run_at <= :now) AS oldest_due
+                FROM gantry_queue.message GROUP BY queue
+                UNION ALL
+                SELECT queue, 0, 0, count(*), NULL FROM gantry_queue.message_archive WHERE state = 3 GROUP BY queue
+            ) counts
+            GROUP BY queue
+            ORDER BY queue
+            """;
+
+    static final String WAL_POSITION = "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint";
+
+    static final String TUPLES = """
+            SELECT coalesce(sum(n_dead_tup), 0), coalesce(sum(n_live_tup), 0)
+            FROM pg_stat_user_tables WHERE schemaname = 'gantry_queue'
+            """;
 
     static final String RUNNING = "SELECT count(*) FROM gantry_queue.message WHERE queue = :queue AND state = 1";
 

@@ -10,6 +10,8 @@ import java.util.List;
 import java.util.Optional;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Metrics;
 import org.flywaydb.core.Flyway;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
@@ -31,15 +33,18 @@ public final class Queues implements AutoCloseable {
     private final Epochs epochs;
     private final Wakeups wakeups;
     private final QueueConfig config;
+    private final QueueMetrics metrics;
+    private final java.util.concurrent.atomic.AtomicReference<long[]> lastWal = new java.util.concurrent.atomic.AtomicReference<>();
     /** Groups seen by each queue's last claim: sizes the next claim's share per group. */
     private final java.util.Map<String, Integer> groupsSeen = new java.util.concurrent.ConcurrentHashMap<>();
 
-    private Queues(DataSource dataSource, QueueSettings settings) {
+    private Queues(DataSource dataSource, QueueSettings settings, MeterRegistry registry) {
         this.jdbi = Jdbi.create(dataSource);
         this.settings = settings;
         this.epochs = new Epochs(jdbi, settings);
         this.wakeups = new Wakeups(dataSource);
         this.config = new QueueConfig(jdbi);
+        this.metrics = new QueueMetrics(registry, this::stats, this::health);
     }
 
     /**
@@ -47,13 +52,18 @@ public final class Queues implements AutoCloseable {
      * needed. Safe to call from several processes at once.
      */
     public static Queues start(DataSource dataSource, QueueSettings settings) {
+        return start(dataSource, settings, Metrics.globalRegistry);
+    }
+
+    /** As {@link #start(DataSource, QueueSettings)}, with the queue's meters registered in {@code registry}. */
+    public static Queues start(DataSource dataSource, QueueSettings settings, MeterRegistry registry) {
         try {
             Flyway.configure().dataSource(dataSource).schemas("gantry_queue").defaultSchema("gantry_queue")
                     .table("flyway_schema_history").locations("classpath:db/gantry_queue").load().migrate();
         } catch (RuntimeException e) {
             throw SqlFailures.translate("migrating the queue schema", e);
         }
-        Queues queues = new Queues(dataSource, settings);
+        Queues queues = new Queues(dataSource, settings, registry);
         queues.epochs.ensureOpen();
         return queues;
     }
@@ -115,6 +125,7 @@ public final class Queues implements AutoCloseable {
                 .bind("key", m.uniqueKey()).bind("payload", m.payload()).bind("now", ts(now))
                 .mapTo(Long.class).one();
         wakeAfterCommit(h, m.queue());
+        metrics.count(m.queue(), "enqueued", 1);
         return new Enqueued(id, true);
     }
 
@@ -159,11 +170,14 @@ public final class Queues implements AutoCloseable {
                 .bind("queue", queue).bind("now", ts(now)).bind("limit", n).bind("perGroup", perGroup)
                 .bind("maxGroups", MAX_GROUPS_PER_CLAIM)
                 .bind("leaseUntil", ts(now.plus(settings.lease()))).bind("worker", worker)
-                .map((rs, ctx) -> new Message(rs.getLong("id"), rs.getString("queue"), rs.getString("payload"),
+                .map((rs, ctx) -> {
+                    metrics.waited(queue, Duration.between(rs.getObject("run_at", OffsetDateTime.class).toInstant(), now));
+                    return new Message(rs.getLong("id"), rs.getString("queue"), rs.getString("payload"),
                         rs.getString("unique_key"), rs.getString("group_key"), rs.getShort("priority"),
                         rs.getInt("attempt"), rs.getInt("max_attempts"),
                         rs.getObject("enqueued_at", OffsetDateTime.class).toInstant(),
-                        rs.getObject("lease_until", OffsetDateTime.class).toInstant(), rs.getString("last_error")))
+                        rs.getObject("lease_until", OffsetDateTime.class).toInstant(), rs.getString("last_error"));
+                })
                 .list();
         }));
         groupsSeen.put(queue, (int) Math.max(1, claimed.stream().map(Message::group).distinct().count()));
@@ -177,6 +191,7 @@ public final class Queues implements AutoCloseable {
         Instant now = settings.clock().instant();
         held(message, "complete", h -> h.createUpdate(MessageSql.COMPLETE).bind("id", message.id())
                 .bind("attempt", message.attempt()).bind("now", ts(now)).execute());
+        metrics.count(message.queue(), "completed", 1);
     }
 
     /**
@@ -199,6 +214,7 @@ public final class Queues implements AutoCloseable {
             held(message, "dead-letter", h -> h.createUpdate(MessageSql.BURY).bind("id", message.id())
                     .bind("attempt", message.attempt()).bind("now", ts(now)).bind("error", reason).execute());
         }
+        metrics.count(message.queue(), retry ? "retried" : "dead", 1);
         return retry;
     }
 
@@ -281,8 +297,10 @@ public final class Queues implements AutoCloseable {
     /** Puts messages whose lease expired back to ready (or dead, when out of attempts); returns how many. */
     public int rescueExpired(int limit) {
         Instant now = settings.clock().instant();
-        return call("rescue", () -> jdbi.inTransaction(h -> h.createQuery(MessageSql.RESCUE).bind("now", ts(now))
-                .bind("limit", limit).mapTo(Long.class).list().size()));
+        List<String> rescued = call("rescue", () -> jdbi.inTransaction(h -> h.createQuery(MessageSql.RESCUE)
+                .bind("now", ts(now)).bind("limit", limit).mapTo(String.class).list()));
+        rescued.forEach(q -> metrics.count(q, "rescued", 1));
+        return rescued.size();
     }
 
     /**
@@ -295,6 +313,41 @@ public final class Queues implements AutoCloseable {
             epochs.maintain();
             return null;
         });
+    }
+
+    /** Every queue's depth now, by name. */
+    public List<QueueStats> stats() {
+        Instant now = settings.clock().instant();
+        return call("stats", () -> jdbi.withHandle(h -> h.createQuery(MessageSql.STATS).bind("now", ts(now))
+                .map((rs, ctx) -> {
+                    OffsetDateTime due = rs.getObject("oldest_due", OffsetDateTime.class);
+                    return new QueueStats(rs.getString("queue"), rs.getLong("ready"), rs.getLong("running"),
+                            rs.getLong("dead"), due == null ? Duration.ZERO : Duration.between(due.toInstant(), now));
+                }).list()));
+    }
+
+    /**
+     * Probes the database: WAL bytes per second since the previous probe (the first probe samples over 200 ms),
+     * the queue tables' dead and live tuples, and the time a minimal write transaction takes to commit.
+     */
+    public DatabaseHealth health() {
+        return call("health", () -> jdbi.withHandle(h -> {
+            long[] before = lastWal.get();
+            if (before == null) {
+                before = new long[] {h.createQuery(MessageSql.WAL_POSITION).mapTo(Long.class).one(), System.nanoTime()};
+                Thread.sleep(200);
+            }
+            long wal = h.createQuery(MessageSql.WAL_POSITION).mapTo(Long.class).one();
+            long at = System.nanoTime();
+            lastWal.set(new long[] {wal, at});
+            double walPerSecond = (wal - before[0]) / Math.max(1e-9, (at - before[1]) / 1e9);
+            long[] tuples = h.createQuery(MessageSql.TUPLES)
+                    .map((rs, ctx) -> new long[] {rs.getLong(1), rs.getLong(2)}).one();
+            long start = System.nanoTime();
+            h.useTransaction(tx -> tx.createQuery("SELECT txid_current()").mapTo(Long.class).one()); // forces a commit record
+            Duration commit = Duration.ofNanos(System.nanoTime() - start);
+            return new DatabaseHealth(walPerSecond, tuples[0], tuples[1], commit);
+        }));
     }
 
     /** The epochs attached to the hot table, oldest first: a small number when maintenance runs. */
