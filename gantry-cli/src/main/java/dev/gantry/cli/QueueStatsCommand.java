@@ -1,0 +1,65 @@
+package dev.gantry.cli;
+
+import dev.gantry.db.Database;
+import dev.gantry.db.DatabaseException;
+import dev.gantry.db.DatabaseSettings;
+import dev.gantry.queue.DatabaseHealth;
+import dev.gantry.queue.QueueException;
+import dev.gantry.queue.QueueSettings;
+import dev.gantry.queue.QueueStats;
+import dev.gantry.queue.Queues;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.io.PrintWriter;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code gantry queue stats}: each queue's depth and the age of its oldest due message, then the database's health
+ * (WAL rate, dead tuples, commit latency). Connects as the server does: {@code GANTRY_DATABASE_URL}, else the
+ * embedded PostgreSQL under {@code GANTRY_HOME}.
+ */
+@Command(name = "stats", mixinStandardHelpOptions = true, versionProvider = GantryCommand.ManifestVersion.class,
+        description = {"Print each queue's depth and the database's health.",
+            "Uses GANTRY_DATABASE_URL, else the embedded PostgreSQL under GANTRY_HOME (default ~/.gantry)."})
+final class QueueStatsCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public Integer call() {
+        PrintWriter out = spec.commandLine().getOut();
+        try {
+            return print(out);
+        } catch (DatabaseException | QueueException e) {
+            PrintWriter err = spec.commandLine().getErr();
+            err.println("gantry queue stats: " + e.getMessage());
+            err.flush();
+            return 1;
+        }
+    }
+
+    private int print(PrintWriter out) {
+        DatabaseSettings settings = DatabaseSettings.fromEnvironment(System.getenv());
+        try (Database db = Database.start(settings);
+             Queues queues = Queues.start(db.getDataSource(), QueueSettings.defaults(), new SimpleMeterRegistry())) {
+            List<QueueStats> stats = queues.stats();
+            out.printf("%-24s %10s %10s %10s %18s%n", "QUEUE", "READY", "RUNNING", "DEAD", "OLDEST READY (s)");
+            for (QueueStats s : stats) {
+                out.printf("%-24s %10d %10d %10d %18.1f%n", s.queue(), s.ready(), s.running(), s.dead(),
+                        s.oldestReadyAge().toMillis() / 1000.0);
+            }
+            if (stats.isEmpty()) {
+                out.println("(no messages)");
+            }
+            DatabaseHealth health = queues.health();
+            out.printf("%ndatabase: WAL %.0f bytes/s, dead tuples %d (live %d), commit %.1f ms, live epochs %s%n",
+                    health.walBytesPerSecond(), health.deadTuples(), health.liveTuples(),
+                    health.commitLatency().toNanos() / 1e6, queues.liveEpochs());
+            out.flush();
+            return 0;
+        }
+    }
+}
