@@ -7,6 +7,8 @@ import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.Optional;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
@@ -34,9 +36,9 @@ public final class Queues implements AutoCloseable {
     private final Wakeups wakeups;
     private final QueueConfig config;
     private final QueueMetrics metrics;
-    private final java.util.concurrent.atomic.AtomicReference<long[]> lastWal = new java.util.concurrent.atomic.AtomicReference<>();
+    private final Probes probes;
     /** Groups seen by each queue's last claim: sizes the next claim's share per group. */
-    private final java.util.Map<String, Integer> groupsSeen = new java.util.concurrent.ConcurrentHashMap<>();
+    private final Map<String, Integer> groupsSeen = new ConcurrentHashMap<>();
 
     private Queues(DataSource dataSource, QueueSettings settings, MeterRegistry registry) {
         this.jdbi = Jdbi.create(dataSource);
@@ -44,7 +46,8 @@ public final class Queues implements AutoCloseable {
         this.epochs = new Epochs(jdbi, settings);
         this.wakeups = new Wakeups(dataSource);
         this.config = new QueueConfig(jdbi);
-        this.metrics = new QueueMetrics(registry, this::stats, this::health);
+        this.probes = new Probes(jdbi, settings);
+        this.metrics = new QueueMetrics(registry, probes::stats, probes::health);
     }
 
     /**
@@ -317,13 +320,7 @@ public final class Queues implements AutoCloseable {
 
     /** Every queue's depth now, by name. */
     public List<QueueStats> stats() {
-        Instant now = settings.clock().instant();
-        return call("stats", () -> jdbi.withHandle(h -> h.createQuery(MessageSql.STATS).bind("now", ts(now))
-                .map((rs, ctx) -> {
-                    OffsetDateTime due = rs.getObject("oldest_due", OffsetDateTime.class);
-                    return new QueueStats(rs.getString("queue"), rs.getLong("ready"), rs.getLong("running"),
-                            rs.getLong("dead"), due == null ? Duration.ZERO : Duration.between(due.toInstant(), now));
-                }).list()));
+        return probes.stats();
     }
 
     /**
@@ -331,23 +328,7 @@ public final class Queues implements AutoCloseable {
      * the queue tables' dead and live tuples, and the time a minimal write transaction takes to commit.
      */
     public DatabaseHealth health() {
-        return call("health", () -> jdbi.withHandle(h -> {
-            long[] before = lastWal.get();
-            if (before == null) {
-                before = new long[] {h.createQuery(MessageSql.WAL_POSITION).mapTo(Long.class).one(), System.nanoTime()};
-                Thread.sleep(200);
-            }
-            long wal = h.createQuery(MessageSql.WAL_POSITION).mapTo(Long.class).one();
-            long at = System.nanoTime();
-            lastWal.set(new long[] {wal, at});
-            double walPerSecond = (wal - before[0]) / Math.max(1e-9, (at - before[1]) / 1e9);
-            long[] tuples = h.createQuery(MessageSql.TUPLES)
-                    .map((rs, ctx) -> new long[] {rs.getLong(1), rs.getLong(2)}).one();
-            long start = System.nanoTime();
-            h.useTransaction(tx -> tx.createQuery("SELECT txid_current()").mapTo(Long.class).one()); // forces a commit record
-            Duration commit = Duration.ofNanos(System.nanoTime() - start);
-            return new DatabaseHealth(walPerSecond, tuples[0], tuples[1], commit);
-        }));
+        return probes.health();
     }
 
     /** The epochs attached to the hot table, oldest first: a small number when maintenance runs. */
@@ -369,7 +350,7 @@ public final class Queues implements AutoCloseable {
         }
     }
 
-    private static <T> T call(String what, java.util.concurrent.Callable<T> body) {
+    static <T> T call(String what, java.util.concurrent.Callable<T> body) {
         try {
             return body.call();
         } catch (Exception e) {
