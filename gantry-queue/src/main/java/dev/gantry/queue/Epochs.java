@@ -3,6 +3,8 @@ package dev.gantry.queue;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
 import org.slf4j.Logger;
@@ -15,7 +17,10 @@ import org.slf4j.LoggerFactory;
  * partitions are dropped whole after the retention period. Row-by-row deletes never happen, so cleanup costs no dead
  * tuples, and claims only ever scan the two or three newest epochs, even while an old snapshot stops vacuum.
  *
- * <p>Only one process maintains a database at a time (an advisory lock); the others skip their turn.
+ * <p>Only one process maintains a database at a time (an advisory lock); the others skip their turn. The partition
+ * changes lock the hot table (or the archive) exclusively, so they never wait behind a long transaction that holds a
+ * lock there ({@link LockHolder}): that would stall every queue operation behind them. They skip the turn, name the
+ * session in the log, and give up after a short lock timeout in any case.
  */
 final class Epochs {
     private static final Logger log = LoggerFactory.getLogger(Epochs.class);
@@ -25,6 +30,9 @@ final class Epochs {
 
     private final Jdbi jdbi;
     private final QueueSettings settings;
+    /** The long transactions last found in maintenance's way, to log each once. */
+    private final AtomicReference<LockHolder> hotHolder = new AtomicReference<>();
+    private final AtomicReference<LockHolder> archiveHolder = new AtomicReference<>();
 
     Epochs(Jdbi jdbi, QueueSettings settings) {
         this.jdbi = jdbi;
@@ -35,7 +43,7 @@ final class Epochs {
     void ensureOpen() {
         jdbi.useHandle(h -> withLock(h, () -> {
             if (newest(h) == null) {
-                open(h, 1, settings.clock().instant());
+                open(h, 1, settings.clock().instant(), false);
             }
         }));
     }
@@ -43,17 +51,36 @@ final class Epochs {
     void maintain() {
         jdbi.useHandle(h -> withLock(h, () -> {
             Instant now = settings.clock().instant();
-            Open newest = newest(h);
-            if (newest == null || !newest.openedAt().plus(settings.epochLength()).isAfter(now)) {
-                open(h, newest == null ? 1 : newest.epoch() + 1, now);
+            // Opening and sealing need an exclusive lock on the hot table, dropping one on the archive. Asking for
+            // it behind a long transaction that holds a lock there would make every queue operation wait behind
+            // the request until that transaction ends: skip the step and say who is in the way.
+            if (unblocked(h, "gantry_queue.message", hotHolder, "opening and sealing epochs")) {
+                Open newest = newest(h);
+                if (newest == null || !newest.openedAt().plus(settings.epochLength()).isAfter(now)) {
+                    open(h, newest == null ? 1 : newest.epoch() + 1, now, true);
+                }
+                for (int epoch : sealable(h, now)) {
+                    seal(h, epoch, now);
+                }
             }
-            for (int epoch : sealable(h, now)) {
-                seal(h, epoch, now);
-            }
-            for (int epoch : expired(h, now)) {
-                drop(h, epoch);
+            if (unblocked(h, "gantry_queue.message_archive", archiveHolder, "dropping archived epochs")) {
+                for (int epoch : expired(h, now)) {
+                    drop(h, epoch);
+                }
             }
         }));
+    }
+
+    /** True when no long transaction holds {@code table}; logs when one starts and stops being in the way. */
+    private static boolean unblocked(Handle h, String table, AtomicReference<LockHolder> last, String what) {
+        Optional<LockHolder> holder = LockHolder.on(h, table);
+        LockHolder before = last.getAndSet(holder.orElse(null));
+        if (holder.isPresent() && (before == null || before.pid() != holder.get().pid())) {
+            log.warn("queue maintenance: {} is paused: {} {}", what, table, holder.get().describe());
+        } else if (holder.isEmpty() && before != null) {
+            log.info("queue maintenance: {} resumed", what);
+        }
+        return holder.isEmpty();
     }
 
     List<Integer> live() {
@@ -71,14 +98,26 @@ final class Epochs {
                 .findOne().orElse(null);
     }
 
-    private void open(Handle h, int epoch, Instant now) {
-        h.useTransaction(tx -> {
-            tx.execute("CREATE TABLE IF NOT EXISTS gantry_queue." + table(epoch)
-                    + " PARTITION OF gantry_queue.message FOR VALUES IN (" + epoch + ")");
-            tx.createUpdate("INSERT INTO gantry_queue.epoch (epoch, opened_at) VALUES (:epoch, :now) "
-                    + "ON CONFLICT (epoch) DO NOTHING").bind("epoch", epoch).bind("now", Queues.ts(now)).execute();
-        });
-        log.debug("opened queue epoch {}", epoch);
+    /** @param bounded give up after a lock timeout (the newest epoch then takes enqueues a little longer) */
+    private void open(Handle h, int epoch, Instant now, boolean bounded) {
+        try {
+            h.useTransaction(tx -> {
+                if (bounded) {
+                    // CREATE TABLE ... PARTITION OF locks the hot table exclusively: as for sealing, below.
+                    tx.execute("SET LOCAL lock_timeout = '500ms'");
+                }
+                tx.execute("CREATE TABLE IF NOT EXISTS gantry_queue." + table(epoch)
+                        + " PARTITION OF gantry_queue.message FOR VALUES IN (" + epoch + ")");
+                tx.createUpdate("INSERT INTO gantry_queue.epoch (epoch, opened_at) VALUES (:epoch, :now) "
+                        + "ON CONFLICT (epoch) DO NOTHING").bind("epoch", epoch).bind("now", Queues.ts(now)).execute();
+            });
+            log.debug("opened queue epoch {}", epoch);
+        } catch (RuntimeException e) {
+            if (!"55P03".equals(sqlState(e))) { // lock_not_available: busy, try next turn
+                throw e;
+            }
+            log.info("the queue's hot table is busy; opening epoch {} next turn", epoch);
+        }
     }
 
     /** Open epochs, except the newest, whose successor has been open for at least an epoch length. */
@@ -104,7 +143,10 @@ final class Epochs {
                 // Give up rather than queue behind a long transaction (and make every queue operation wait behind
                 // us meanwhile): the next turn tries again.
                 tx.execute("SET LOCAL lock_timeout = '500ms'");
-                tx.execute("LOCK TABLE " + table + " IN ACCESS EXCLUSIVE MODE");
+                // The hot table first, then (recursively) its partitions: the order every queue statement takes
+                // them in. Locking the partition first deadlocks with any claim that holds the table and waits for
+                // the partition, so under load the seal always timed out. DETACH needs this lock anyway.
+                tx.execute("LOCK TABLE gantry_queue.message IN ACCESS EXCLUSIVE MODE");
                 int moved = tx.execute("INSERT INTO gantry_queue.message (" + COLUMNS + ") SELECT "
                         + MessageSql.CURRENT_EPOCH + ", " + COLUMNS.substring("epoch, ".length()) + " FROM " + table
                         + " WHERE state IN (0, 1)");

@@ -121,8 +121,11 @@ final class MessageSql {
             RETURNING m.queue
             """;
 
+    // A replay keeps counting attempts (and grants a fresh allowance): the attempt number stays a fence, so a
+    // holder from before the message died cannot finish the replayed delivery.
     static final String REPLAY_LIVE = """
-            UPDATE gantry_queue.message SET state = 0, attempt = 0, run_at = :now, finished_at = NULL
+            UPDATE gantry_queue.message SET state = 0, max_attempts = attempt + max_attempts, run_at = :now,
+                                            finished_at = NULL
             WHERE id = :id AND state = 3
             """;
 
@@ -133,8 +136,8 @@ final class MessageSql {
             INSERT INTO gantry_queue.message (epoch, id, queue, state, priority, group_key, run_at, attempt,
                                               max_attempts, unique_key, payload, last_error, enqueued_at)
             SELECT """ + CURRENT_EPOCH + """
-            , id, queue, 0, priority, group_key, :now, 0, max_attempts, unique_key, payload, last_error,
-                   enqueued_at
+            , id, queue, 0, priority, group_key, :now, attempt, attempt + max_attempts, unique_key, payload,
+                   last_error, enqueued_at
             FROM buried
             """;
 

@@ -229,7 +229,10 @@ public final class Queues implements AutoCloseable {
         return until;
     }
 
-    /** Puts a dead-lettered message back to ready, with its attempts reset. False when there is no such message. */
+    /**
+     * Puts a dead-lettered message back to ready with a fresh allowance of attempts (the attempt number keeps
+     * counting, so it still fences out earlier holders). False when there is no such dead message.
+     */
     public boolean replay(long id) {
         Instant now = settings.clock().instant();
         return call("replay", () -> jdbi.inTransaction(h -> {

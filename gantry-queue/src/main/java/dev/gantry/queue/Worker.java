@@ -1,11 +1,12 @@
 package dev.gantry.queue;
 
 import java.time.Duration;
-import java.util.Map;
+import java.util.Set;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.FutureTask;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -20,7 +21,9 @@ import org.slf4j.LoggerFactory;
  * spinning, and picks up by itself when the database returns.
  *
  * <p>Delivery is at least once: a handler may see a message again after a crash or a lost lease, so handlers must be
- * idempotent (key their side effects by message id and attempt). {@link #close()} stops claiming and waits for the
+ * idempotent (key their side effects by message id and attempt). When a heartbeat finds the lease lost (the message
+ * was rescued while the handler ran too long or the database was away), the handler's thread is interrupted; handlers
+ * must stop when interrupted, or they may overlap the redelivery. {@link #close()} stops claiming and waits for the
  * messages in flight.
  */
 public final class Worker implements AutoCloseable {
@@ -67,7 +70,19 @@ public final class Worker implements AutoCloseable {
     private final Options options;
     private final Semaphore slots;
     private final ExecutorService handlers;
-    private final Map<Long, Message> inFlight = new ConcurrentHashMap<>();
+    /** The deliveries being handled; a stale delivery and the redelivery of its message are two entries. */
+    private final Set<Delivery> inFlight = ConcurrentHashMap.newKeySet();
+
+    /** One delivery: the message as claimed (its attempt is the fence) and the thread handling it. */
+    private static final class Delivery {
+        final Message message;
+        final FutureTask<Void> handling;
+
+        Delivery(Message message, FutureTask<Void> handling) {
+            this.message = message;
+            this.handling = handling;
+        }
+    }
     private final AtomicBoolean running = new AtomicBoolean(true);
     private final Thread claimer;
     private final Thread heartbeater;
@@ -106,8 +121,11 @@ public final class Worker implements AutoCloseable {
                 free = 0;
                 failures = 0;
                 for (Message m : claimed) {
-                    inFlight.put(m.id(), m);
-                    handlers.execute(() -> deliver(m));
+                    Delivery[] self = new Delivery[1];
+                    FutureTask<Void> task = new FutureTask<>(() -> deliver(self[0]), null);
+                    self[0] = new Delivery(m, task);
+                    inFlight.add(self[0]);
+                    handlers.execute(task);
                 }
                 if (claimed.isEmpty()) {
                     queues.wakeups().await(queue, wakeup, jittered(options.idlePoll()));
@@ -131,7 +149,8 @@ public final class Worker implements AutoCloseable {
         }
     }
 
-    private void deliver(Message m) {
+    private void deliver(Delivery d) {
+        Message m = d.message;
         try {
             handler.handle(m);
             queues.complete(m);
@@ -143,7 +162,7 @@ public final class Worker implements AutoCloseable {
         } catch (Exception e) {
             fail(m, e);
         } finally {
-            inFlight.remove(m.id());
+            inFlight.remove(d);
             slots.release();
         }
     }
@@ -161,11 +180,18 @@ public final class Worker implements AutoCloseable {
         long every = Math.max(1, queues.settings().lease().toMillis() / 3);
         while (running.get() || !inFlight.isEmpty()) {
             sleep(Duration.ofMillis(every));
-            for (Message m : inFlight.values()) {
+            for (Delivery d : inFlight) {
                 try {
-                    queues.heartbeat(m);
+                    queues.heartbeat(d.message);
+                } catch (LeaseLostException e) {
+                    if (inFlight.contains(d)) { // not a race with a normal completion
+                        // The message was rescued and may be redelivered: stop this delivery rather than run beside it.
+                        log.warn("queue {}: {}; interrupting its handler", queue, e.getMessage());
+                        d.handling.cancel(true);
+                    }
                 } catch (QueueException e) {
-                    log.warn("queue {}: could not extend the lease of message {}: {}", queue, m.id(), e.getMessage());
+                    log.warn("queue {}: could not extend the lease of message {}: {}", queue, d.message.id(),
+                            e.getMessage());
                 }
             }
         }

@@ -226,9 +226,23 @@ class QueueIT {
 
         assertThat(queues.replay(id)).isTrue();
         Message again = queues.claim("builds", "w1", 1).get(0);
-        assertThat(again.attempt()).isEqualTo(1);
+        assertThat(again.attempt()).as("attempts keep counting, with a fresh allowance").isEqualTo(4);
+        assertThat(again.lastAttempt()).isFalse();
         assertThat(again.lastError()).isEqualTo("webhook answered 502");
         assertThat(queues.replay(id)).isFalse();
+    }
+
+    @Test
+    void a_holder_from_before_a_replay_cannot_finish_the_replayed_delivery() {
+        queues.enqueue(NewMessage.to("builds").maxAttempts(1));
+        Message slow = queues.claim("builds", "slow", 1).get(0);
+        clock.advance(Duration.ofSeconds(31));
+        queues.rescueExpired(10); // out of attempts: dead
+        assertThat(queues.replay(slow.id())).isTrue();
+        Message fresh = queues.claim("builds", "fresh", 1).get(0);
+        assertThatThrownBy(() -> queues.complete(slow)).isInstanceOf(LeaseLostException.class);
+        queues.complete(fresh);
+        assertThat(queues.state(fresh.id())).contains(MessageState.DONE);
     }
 
     @Test

@@ -110,4 +110,39 @@ class WorkerIT {
         }
         assertThat(overlaps).as("no two deliveries of one message at once").hasValue(0);
     }
+
+    @Test
+    void a_delivery_whose_lease_was_lost_is_interrupted_at_its_next_heartbeat() throws Exception {
+        dev.gantry.testkit.ManualClock clock = new dev.gantry.testkit.ManualClock();
+        try (Queues timed = Queues.start(pg.dataSource(), QueueSettings.defaults().withClock(clock)
+                .withLease(Duration.ofSeconds(3)))) {
+            long id = timed.enqueue(NewMessage.to("lost")).id();
+            AtomicInteger interrupted = new AtomicInteger();
+            java.util.concurrent.atomic.AtomicLong interruptedAt = new java.util.concurrent.atomic.AtomicLong();
+            java.util.concurrent.CountDownLatch firstStarted = new java.util.concurrent.CountDownLatch(1);
+            long rescuedAt;
+            try (Worker w = Worker.start(timed, "lost", m -> {
+                try {
+                    if (m.attempt() == 1) {
+                        firstStarted.countDown();
+                        Thread.sleep(30_000); // stuck, until interrupted
+                    }
+                } catch (InterruptedException e) {
+                    interruptedAt.set(System.nanoTime());
+                    interrupted.incrementAndGet();
+                    throw e;
+                }
+            }, Worker.Options.named("w", 2))) {
+                firstStarted.await();
+                clock.advance(Duration.ofSeconds(4));
+                assertThat(timed.rescueExpired(10)).isEqualTo(1);
+                rescuedAt = System.nanoTime();
+                await().atMost(Duration.ofSeconds(10)).until(() -> timed.state(id).orElseThrow() == MessageState.DONE);
+                await().atMost(Duration.ofSeconds(5)).until(() -> w.inFlight() == 0);
+            }
+            // The stale delivery runs beside the redelivery only until its next heartbeat (every lease / 3 = 1 s).
+            assertThat(interrupted).hasValue(1);
+            assertThat(Duration.ofNanos(interruptedAt.get() - rescuedAt)).isLessThan(Duration.ofSeconds(3));
+        }
+    }
 }

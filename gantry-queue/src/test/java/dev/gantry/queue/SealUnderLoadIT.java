@@ -1,0 +1,78 @@
+package dev.gantry.queue;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.gantry.testkit.EmbeddedPostgresExtension;
+import dev.gantry.testkit.ManualClock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.LongAdder;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Sealing an epoch while producers and workers keep the queue busy. Every queue statement locks the hot table before
+ * its partitions; a seal that locked a partition first would deadlock with a claim holding the table and waiting for
+ * that partition, give up at its lock timeout, stall every claim meanwhile, and leave epochs piling up.
+ */
+class SealUnderLoadIT {
+    @RegisterExtension
+    static final EmbeddedPostgresExtension pg = new EmbeddedPostgresExtension(20);
+
+    @Test
+    void epochs_are_sealed_on_their_first_turn_while_producers_and_workers_are_busy() throws Exception {
+        ManualClock clock = new ManualClock(Instant.parse("2026-01-01T00:00:00Z"));
+        Queues queues = Queues.start(pg.dataSource(), QueueSettings.defaults().withClock(clock)
+                .withEpochLength(Duration.ofMinutes(1)).withLease(Duration.ofHours(1)));
+        AtomicBoolean running = new AtomicBoolean(true);
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        LongAdder completed = new LongAdder();
+        List<Thread> load = new ArrayList<>();
+        for (int i = 0; i < 2; i++) {
+            load.add(busy("producer-" + i, running, failure, () -> queues.enqueue(NewMessage.to("sealing"))));
+            String worker = "worker-" + i;
+            load.add(busy(worker, running, failure, () -> {
+                for (Message m : queues.claim("sealing", worker, 5)) {
+                    queues.complete(m);
+                    completed.increment();
+                }
+            }));
+        }
+        List<Integer> liveAfterEachTurn = new ArrayList<>();
+        try {
+            for (int turn = 0; turn < 8; turn++) {
+                Thread.sleep(300);
+                clock.advance(Duration.ofSeconds(61));
+                queues.maintain();
+                liveAfterEachTurn.add(queues.liveEpochs().size());
+            }
+        } finally {
+            running.set(false);
+            for (Thread t : load) {
+                t.join();
+            }
+            queues.close();
+        }
+        assertThat(failure.get()).as("a failure under load").isNull();
+        assertThat(completed.sum()).as("messages completed meanwhile").isPositive();
+        assertThat(liveAfterEachTurn).as("live epochs after each turn")
+                .allSatisfy(n -> assertThat(n).isLessThanOrEqualTo(2));
+    }
+
+    private static Thread busy(String name, AtomicBoolean running, AtomicReference<Throwable> failure, Runnable step) {
+        return Thread.ofPlatform().name(name).start(() -> {
+            while (running.get()) {
+                try {
+                    step.run();
+                } catch (RuntimeException e) {
+                    failure.compareAndSet(null, e);
+                    return;
+                }
+            }
+        });
+    }
+}
