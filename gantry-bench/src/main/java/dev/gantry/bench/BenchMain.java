@@ -1,6 +1,7 @@
 package dev.gantry.bench;
 
 import dev.gantry.bench.config.ConfigSuite;
+import dev.gantry.bench.queue.QueueSuite;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Iterator;
@@ -22,7 +23,7 @@ public final class BenchMain implements Callable<Integer> {
     static final Map<String, Suite> SUITES = new LinkedHashMap<>();
 
     static {
-        for (Suite s : new Suite[] {new ConfigSuite()}) {
+        for (Suite s : new Suite[] {new ConfigSuite(), new QueueSuite()}) {
             SUITES.put(s.name(), s);
         }
     }
@@ -48,7 +49,7 @@ public final class BenchMain implements Callable<Integer> {
             description = "The benchmark to run: ${COMPLETION-CANDIDATES}.")
     String name;
 
-    @Option(names = "--quick", description = "A short run (under two minutes) for smoke tests; rough figures.")
+    @Option(names = "--quick", description = "A short run (a few minutes at most) for smoke tests; rough figures.")
     boolean quick;
 
     private final PrintStream out;

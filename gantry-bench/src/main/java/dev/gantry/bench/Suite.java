@@ -15,7 +15,7 @@ public interface Suite {
      * Runs the benchmark, printing progress, a table and a final {@code RESULT} line to {@code out}, and notes that
      * qualify the figures to {@code err}.
      *
-     * @param quick a short run (under two minutes) for smoke tests; its figures are rough
+     * @param quick a short run (at most a few minutes) for smoke tests; its figures are rough
      * @return the exit code: 0 when the run completed
      */
     int run(boolean quick, PrintStream out, PrintStream err) throws Exception;

@@ -33,7 +33,19 @@ class BenchMainTest {
         int code = cli.execute("--help");
 
         assertThat(code).isZero();
-        assertThat(out.toString()).contains("Usage: gantry bench", "--quick", "config");
+        assertThat(out.toString()).contains("Usage: gantry bench", "--quick", "config", "queue");
+    }
+
+    @Test
+    void queue_and_quick_parse_into_the_queue_suite_and_a_quick_run() {
+        BenchMain main = new BenchMain(System.out, System.err);
+
+        new CommandLine(main).parseArgs("queue", "--quick");
+
+        assertThat(main.name).isEqualTo("queue");
+        assertThat(main.quick).isTrue();
+        assertThat(BenchMain.SUITES).containsKeys("config", "queue");
+        assertThat(BenchMain.SUITES.get("queue").name()).isEqualTo("queue");
     }
 
     @Test

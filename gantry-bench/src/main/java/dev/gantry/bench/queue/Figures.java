@@ -1,0 +1,36 @@
+package dev.gantry.bench.queue;
+
+/**
+ * What one workload measured for one system.
+ *
+ * @param system           the system's name
+ * @param messages         messages enqueued in the workload
+ * @param completed        burn-down: of those, completed when the workload ended; steady: completions in the
+ *                         window (including any that an earlier workload left pending)
+ * @param enqueuePerSecond messages enqueued per second (burn-down: the pre-enqueue; steady: the achieved rate)
+ * @param perSecond        completions per second (burn-down: from the first start to the last completion; steady:
+ *                         completions in the window divided by the window)
+ * @param p50Ms            enqueue→start median in ms; NaN where not measured (burn-down)
+ * @param p99Ms            enqueue→start 99th percentile in ms; NaN where not measured
+ * @param maxMs            enqueue→start maximum in ms; NaN where not measured
+ * @param notStarted       messages not started when the workload gave up waiting; each counts in the latencies
+ *                         with the time it had waited by then, so the percentiles are lower bounds
+ * @param walBytes         WAL written on the whole server during the workload
+ * @param deadAfter        dead tuples in the system's tables after the workload
+ * @param deadPeak         the highest dead-tuple count sampled (every second) during the workload
+ * @param timedOut         true when the workload stopped at its timeout with messages left
+ */
+record Figures(String system, long messages, long completed, double enqueuePerSecond, double perSecond,
+               double p50Ms, double p99Ms, double maxMs, long notStarted, long walBytes, long deadAfter,
+               long deadPeak, boolean timedOut) {
+
+    /** True when the latency percentiles are lower bounds, because some messages never started. */
+    boolean latencyLowerBound() {
+        return notStarted > 0;
+    }
+
+    /** WAL bytes per completed message (per enqueued one if none completed). */
+    double walPerMessage() {
+        return (double) walBytes / Math.max(1, completed > 0 ? completed : messages);
+    }
+}

@@ -1,0 +1,65 @@
+package dev.gantry.bench.queue;
+
+import java.time.Duration;
+import java.util.Locale;
+
+/**
+ * The sizes and times of one {@code bench queue} run. The same values apply to every system in the run.
+ *
+ * @param workers          handler threads per system (W): gantry's {@code Worker} concurrency, db-scheduler's
+ *                         threads, JobRunr's worker count
+ * @param burnDownMessages messages enqueued before the workers start, in the burn-down workload
+ * @param burnDownTimeout  longest a burn-down may take; a slower system is reported with what it did by then
+ * @param steadyFor        how long producers enqueue at the steady rate
+ * @param drainTimeout     after the steady window, how long to wait for the backlog to be started and completed
+ * @param steadyFraction   the steady rate as a fraction of gantry-queue's burn-down throughput
+ * @param producers        producer threads in the steady workload, each enqueuing its share of the rate
+ * @param producerTick     how often a producer enqueues the messages that have come due (one transaction each)
+ * @param enqueueBatch     most messages per enqueue transaction (pre-enqueue, and a producer catching up)
+ * @param dbSchedulerPoll  db-scheduler's polling interval: how long it waits before looking again at an empty
+ *                         queue (gantry-queue's worker is woken by NOTIFY and polls at its default as a fallback)
+ * @param poolSize         connections in each system's pool
+ */
+record QueueBenchConfig(int workers, int burnDownMessages, Duration burnDownTimeout, Duration steadyFor,
+                        Duration drainTimeout, double steadyFraction, int producers, Duration producerTick,
+                        int enqueueBatch, Duration dbSchedulerPoll, int poolSize) {
+
+    static final int WORKERS = 8;
+    static final double STEADY_FRACTION = 0.7;
+    static final Duration DB_SCHEDULER_POLL = Duration.ofMillis(10);
+    static final int POOL_SIZE = 20;
+
+    QueueBenchConfig {
+        if (workers < 1 || burnDownMessages < 1 || producers < 1 || enqueueBatch < 1 || poolSize < workers + producers + 4) {
+            throw new IllegalArgumentException("counts must be positive, and the pool must hold workers + producers + 4");
+        }
+        if (!(steadyFraction > 0 && steadyFraction <= 1)) {
+            throw new IllegalArgumentException("steadyFraction must be in (0, 1], got " + steadyFraction);
+        }
+    }
+
+    /** The full run: 100,000 messages to burn down, 30 s of steady load. */
+    static QueueBenchConfig full() {
+        return new QueueBenchConfig(WORKERS, 100_000, Duration.ofMinutes(8), Duration.ofSeconds(30),
+                Duration.ofSeconds(60), STEADY_FRACTION, 2, Duration.ofMillis(5), 1_000, DB_SCHEDULER_POLL, POOL_SIZE);
+    }
+
+    /** The quick run (under three minutes in all): 20,000 messages to burn down, 10 s of steady load. */
+    static QueueBenchConfig quick() {
+        return new QueueBenchConfig(WORKERS, 20_000, Duration.ofSeconds(35), Duration.ofSeconds(10),
+                Duration.ofSeconds(10), STEADY_FRACTION, 2, Duration.ofMillis(5), 1_000, DB_SCHEDULER_POLL, POOL_SIZE);
+    }
+
+    static QueueBenchConfig of(boolean quick) {
+        return quick ? quick() : full();
+    }
+
+    /** One line for the top of the report. */
+    String describe() {
+        return String.format(Locale.ROOT, "W=%d workers; burn-down %,d messages (timeout %ds); steady %ds at %.0f%% "
+                        + "of gantry-queue's burn-down rate from %d producers (a transaction every %d ms each), "
+                        + "drain timeout %ds; %d connections per system",
+                workers, burnDownMessages, burnDownTimeout.toSeconds(), steadyFor.toSeconds(), steadyFraction * 100,
+                producers, producerTick.toMillis(), drainTimeout.toSeconds(), poolSize);
+    }
+}

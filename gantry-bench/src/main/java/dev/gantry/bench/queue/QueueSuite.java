@@ -1,0 +1,109 @@
+package dev.gantry.bench.queue;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.gantry.bench.Suite;
+import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.function.Supplier;
+
+/**
+ * {@code bench queue}: gantry-queue, db-scheduler and JobRunr, one after the other, each on a fresh database of the
+ * same embedded PostgreSQL (fsync and synchronous commit on), through the same two workloads with W no-op workers:
+ * the {@link BurnDown} of a pre-enqueued backlog, which gives each system's maximum throughput, then the
+ * {@link Steady} load at {@code steadyFraction} of gantry-queue's burn-down throughput. Prints a table per workload
+ * and ends with the line {@link Report#resultLine} describes. Exit code 1 when a system failed.
+ */
+public final class QueueSuite implements Suite {
+
+    @Override
+    public String name() {
+        return "queue";
+    }
+
+    @Override
+    public String description() {
+        return "gantry-queue vs db-scheduler and JobRunr on one embedded PostgreSQL: burn-down and steady load";
+    }
+
+    @Override
+    public int run(boolean quick, PrintStream out, PrintStream err) throws Exception {
+        QueueBenchConfig config = QueueBenchConfig.of(quick);
+        List<Supplier<QueueSystem>> systems = List.of(GantrySystem::new, DbSchedulerSystem::new, JobRunrSystem::new);
+        List<Figures> burnDown = new ArrayList<>();
+        List<Figures> steady = new ArrayList<>();
+        boolean failed = false;
+        out.println("bench queue" + (quick ? " --quick" : "") + ": " + config.describe());
+        out.printf(Locale.ROOT, "JVM: %s %s, %d processors; %s%n", System.getProperty("java.vm.name"),
+                Runtime.version(), Runtime.getRuntime().availableProcessors(), load());
+        try (BenchServer server = BenchServer.start()) {
+            out.println(server.durability());
+            StartProbe probe = new StartProbe();
+            double rate = Double.NaN;
+            for (Supplier<QueueSystem> supplier : systems) {
+                QueueSystem system = supplier.get();
+                String database = "bench_" + system.name().replace('-', '_');
+                out.println();
+                out.println("== " + system.describe(config));
+                try (HikariDataSource dataSource = server.createDatabase(database, config.poolSize()); system) {
+                    system.setup(dataSource, config);
+                    Figures burn = BurnDown.run(system, dataSource, server, config, probe, out);
+                    burnDown.add(burn);
+                    if (burn.timedOut()) {
+                        drainLeftovers(system, config, out);
+                    }
+                    if (system instanceof GantrySystem) {
+                        rate = Math.floor(burn.perSecond() * config.steadyFraction());
+                    }
+                    if (Double.isNaN(rate)) {
+                        err.println("no steady run for " + system.name() + ": gantry-queue's rate is unknown");
+                    } else {
+                        steady.add(Steady.run(system, dataSource, server, config, probe, rate, out));
+                    }
+                } catch (Exception e) {
+                    failed = true;
+                    err.println(system.name() + " failed; its figures are missing:");
+                    e.printStackTrace(err);
+                }
+                server.dropDatabase(database);
+            }
+            out.println();
+            out.printf(Locale.ROOT, "Burn-down of %,d messages, %d workers (completions/s from the first start "
+                    + "to the last completion):%n", config.burnDownMessages(), config.workers());
+            Report.burnDownTable(out, burnDown);
+            out.println();
+            out.printf(Locale.ROOT, "Steady load: %,.0f messages/s (%.0f%% of gantry-queue's burn-down) for %d s, "
+                            + "%d workers; latency = enqueue call → handler start:%n", rate,
+                    config.steadyFraction() * 100, config.steadyFor().toSeconds(), config.workers());
+            Report.steadyTable(out, steady);
+            out.println();
+            out.println("at the end: " + load() + " (other processes on this machine skew the figures)");
+            out.println(Report.resultLine(burnDown, steady));
+        }
+        return failed ? 1 : 0;
+    }
+
+    /** The system load average over the last minute, which tells whether something else was running. */
+    private static String load() {
+        return String.format(Locale.ROOT, "load average %.2f",
+                ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
+    }
+
+    /**
+     * Waits (up to the drain timeout) for what a timed-out burn-down left, so that those messages' starts do not
+     * count in the steady load's latencies; the steady figures then begin on an empty queue or say that they did not.
+     */
+    private static void drainLeftovers(QueueSystem system, QueueBenchConfig config, PrintStream out)
+            throws Exception {
+        long deadline = System.nanoTime() + config.drainTimeout().toNanos();
+        long pending = system.pending();
+        while (pending > 0 && System.nanoTime() < deadline) {
+            Thread.sleep(BurnDown.POLL_MS);
+            pending = system.pending();
+        }
+        out.printf(Locale.ROOT, "  %,d burn-down messages still pending after waiting %d s more%s%n", pending,
+                config.drainTimeout().toSeconds(), pending > 0 ? "; they count as pending at the start of the steady window, not in its latencies" : "");
+    }
+}
