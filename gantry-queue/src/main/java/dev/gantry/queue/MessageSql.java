@@ -86,6 +86,13 @@ final class MessageSql {
             WHERE id = :id AND attempt = :attempt AND state = 1
             """;
 
+    static final String COMPLETE_ALL = """
+            UPDATE gantry_queue.message m SET state = 2, finished_at = :now, lease_until = NULL
+            FROM unnest(:ids, :attempts) AS done(id, attempt)
+            WHERE m.id = done.id AND m.attempt = done.attempt AND m.state = 1
+            RETURNING m.id
+            """;
+
     static final String RETRY = """
             UPDATE gantry_queue.message
             SET state = 0, run_at = :runAt, lease_until = NULL, worker = NULL, last_error = :error

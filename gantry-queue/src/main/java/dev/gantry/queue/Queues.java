@@ -198,6 +198,25 @@ public final class Queues implements AutoCloseable {
     }
 
     /**
+     * Marks several held messages done in one transaction (one commit, so one flush to disk, for all of them).
+     *
+     * @return the ids that were completed; a message missing from it was no longer held at its attempt
+     */
+    public java.util.Set<Long> completeAll(List<Message> messages) {
+        if (messages.isEmpty()) {
+            return java.util.Set.of();
+        }
+        Instant now = settings.clock().instant();
+        Long[] ids = messages.stream().map(Message::id).toArray(Long[]::new);
+        Integer[] attempts = messages.stream().map(Message::attempt).toArray(Integer[]::new);
+        java.util.Set<Long> done = new java.util.HashSet<>(call("complete", () -> jdbi.inTransaction(h ->
+                h.createQuery(MessageSql.COMPLETE_ALL).bind("now", ts(now)).bindArray("ids", Long.class, (Object[]) ids)
+                        .bindArray("attempts", Integer.class, (Object[]) attempts).mapTo(Long.class).list())));
+        messages.stream().filter(m -> done.contains(m.id())).forEach(m -> metrics.count(m.queue(), "completed", 1));
+        return done;
+    }
+
+    /**
      * Records a failed delivery. A retryable failure with attempts left is retried after a capped, fully jittered
      * exponential backoff; otherwise the message is dead-lettered with {@code error} as its reason.
      *

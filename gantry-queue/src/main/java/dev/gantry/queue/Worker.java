@@ -1,11 +1,14 @@
 package dev.gantry.queue;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
@@ -86,6 +89,11 @@ public final class Worker implements AutoCloseable {
     private final AtomicBoolean running = new AtomicBoolean(true);
     private final Thread claimer;
     private final Thread heartbeater;
+    private final Thread completer;
+    /** Handled deliveries waiting for their completion to commit, in one transaction with the others waiting. */
+    private final LinkedBlockingQueue<Delivery> finished = new LinkedBlockingQueue<>();
+    private volatile boolean handlersDone;
+    static final int MAX_COMPLETION_BATCH = 500;
 
     private Worker(Queues queues, String queue, Handler handler, Options options) {
         this.queues = queues;
@@ -97,6 +105,7 @@ public final class Worker implements AutoCloseable {
                 Thread.ofPlatform().name("queue-" + queue + "-", 0).factory());
         this.claimer = Thread.ofPlatform().name("queue-" + queue + "-claimer").unstarted(this::claimLoop);
         this.heartbeater = Thread.ofPlatform().name("queue-" + queue + "-heartbeat").daemon().unstarted(this::heartbeatLoop);
+        this.completer = Thread.ofPlatform().name("queue-" + queue + "-completer").unstarted(this::completeLoop);
     }
 
     /** Starts delivering {@code queue}'s messages to {@code handler}. */
@@ -105,6 +114,7 @@ public final class Worker implements AutoCloseable {
         Worker w = new Worker(queues, queue, handler, options);
         w.claimer.start();
         w.heartbeater.start();
+        w.completer.start();
         return w;
     }
 
@@ -151,19 +161,58 @@ public final class Worker implements AutoCloseable {
 
     private void deliver(Delivery d) {
         Message m = d.message;
+        boolean handled = false;
         try {
             handler.handle(m);
-            queues.complete(m);
-        } catch (LeaseLostException e) {
-            log.warn("queue {}: {}", queue, e.getMessage());
-        } catch (QueueUnavailableException e) {
-            // The outcome could not be recorded; the lease will expire and the message be delivered again.
-            log.warn("queue {}: could not record the outcome of message {}: {}", queue, m.id(), e.getMessage());
+            finished.add(d); // completed by the completer, batched with the others finishing now
+            handled = true;
         } catch (Exception e) {
             fail(m, e);
         } finally {
-            inFlight.remove(d);
+            if (!handled) {
+                inFlight.remove(d);
+            }
             slots.release();
+        }
+    }
+
+    /**
+     * Commits completions in batches: while one commit flushes to disk, the next deliveries finish and go into the
+     * next batch, so a commit serves many messages. A delivery stays in flight (and heartbeated) until its completion
+     * commits; if the database is away the batch is kept and retried with backoff.
+     */
+    private void completeLoop() {
+        List<Delivery> batch = new ArrayList<>();
+        int failures = 0;
+        while (!handlersDone || !finished.isEmpty() || !batch.isEmpty()) {
+            try {
+                if (batch.isEmpty()) {
+                    Delivery first = finished.poll(100, TimeUnit.MILLISECONDS);
+                    if (first == null) {
+                        continue;
+                    }
+                    batch.add(first);
+                }
+                finished.drainTo(batch, MAX_COMPLETION_BATCH - batch.size());
+                Set<Long> done = queues.completeAll(batch.stream().map(d -> d.message).toList());
+                for (Delivery d : batch) {
+                    if (!done.contains(d.message.id())) {
+                        log.warn("queue {}: {}", queue, new LeaseLostException(d.message.id(), d.message.attempt())
+                                .getMessage());
+                    }
+                    inFlight.remove(d);
+                }
+                batch.clear();
+                failures = 0;
+            } catch (InterruptedException e) {
+                return;
+            } catch (RuntimeException e) {
+                Duration wait = Backoff.delay(++failures, Duration.ofMillis(100), options.maxBackoff(),
+                        queues.settings().random());
+                log.warn("queue {}: could not record {} completions, retrying in {} ms: {}", queue, batch.size(),
+                        wait.toMillis(), e.getMessage());
+                sleep(wait);
+            }
         }
     }
 
@@ -226,6 +275,8 @@ public final class Worker implements AutoCloseable {
             if (!handlers.awaitTermination(30, TimeUnit.SECONDS)) {
                 handlers.shutdownNow();
             }
+            handlersDone = true;
+            completer.join(30_000);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

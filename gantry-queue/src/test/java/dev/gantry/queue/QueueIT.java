@@ -59,6 +59,18 @@ class QueueIT {
     }
 
     @Test
+    void a_batch_completion_commits_the_held_messages_and_skips_stale_ones() {
+        queues.enqueue(NewMessage.to("builds"));
+        queues.enqueue(NewMessage.to("builds"));
+        List<Message> held = queues.claim("builds", "w1", 2);
+        Message stale = new Message(held.get(1).id(), "builds", "", null, "", 0, 99, 5, Instant.EPOCH, Instant.EPOCH,
+                null);
+        assertThat(queues.completeAll(List.of(held.get(0), stale))).containsExactly(held.get(0).id());
+        assertThat(queues.state(held.get(0).id())).contains(MessageState.DONE);
+        assertThat(queues.state(held.get(1).id())).contains(MessageState.RUNNING);
+    }
+
+    @Test
     void a_duplicate_unique_key_returns_the_first_message() {
         Enqueued first = queues.enqueue(NewMessage.to("builds").uniqueKey("delivery-42"));
         Enqueued second = queues.enqueue(NewMessage.to("builds").uniqueKey("delivery-42"));
