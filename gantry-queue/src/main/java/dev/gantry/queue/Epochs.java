@@ -28,6 +28,11 @@ final class Epochs {
     private static final String COLUMNS = "epoch, id, queue, state, priority, group_key, run_at, attempt, "
             + "max_attempts, unique_key, payload, lease_until, worker, last_error, enqueued_at, finished_at";
 
+    /** Unfinished messages a seal moves forward at most, unless the epoch is old (see {@link #worthSealing}). */
+    static final int MAX_MOVED = 1_000;
+    /** Epoch lengths after which an epoch is sealed whatever it still holds. */
+    static final int MAX_AGE_EPOCHS = 10;
+
     private final Jdbi jdbi;
     private final QueueSettings settings;
     /** The long transactions last found in maintenance's way, to log each once. */
@@ -59,8 +64,10 @@ final class Epochs {
                 if (newest == null || !newest.openedAt().plus(settings.epochLength()).isAfter(now)) {
                     open(h, newest == null ? 1 : newest.epoch() + 1, now, true);
                 }
-                for (int epoch : sealable(h, now)) {
-                    seal(h, epoch, now);
+                for (Candidate c : sealable(h, now)) {
+                    if (worthSealing(h, c, now)) {
+                        seal(h, c.epoch(), now);
+                    }
                 }
             }
             if (unblocked(h, "gantry_queue.message_archive", archiveHolder, "dropping archived epochs")) {
@@ -121,14 +128,38 @@ final class Epochs {
     }
 
     /** Open epochs, except the newest, whose successor has been open for at least an epoch length. */
-    private List<Integer> sealable(Handle h, Instant now) {
+    private record Candidate(int epoch, Instant openedAt) {
+    }
+
+    private List<Candidate> sealable(Handle h, Instant now) {
         return h.createQuery("""
-                        SELECT e.epoch FROM gantry_queue.epoch e
+                        SELECT e.epoch, e.opened_at FROM gantry_queue.epoch e
                         JOIN gantry_queue.epoch next ON next.epoch = e.epoch + 1
                         WHERE e.sealed_at IS NULL AND next.opened_at <= :cutoff
                         ORDER BY e.epoch
                         """)
-                .bind("cutoff", Queues.ts(now.minus(settings.epochLength()))).mapTo(Integer.class).list();
+                .bind("cutoff", Queues.ts(now.minus(settings.epochLength())))
+                .map((rs, ctx) -> new Candidate(rs.getInt(1), rs.getObject(2, OffsetDateTime.class).toInstant()))
+                .list();
+    }
+
+    /**
+     * An epoch that still holds a large backlog stays attached a while longer: sealing it at every turn would copy
+     * the same unfinished messages forward again and again (and lock the hot table while doing it). It is sealed
+     * once at most {@value #MAX_MOVED} unfinished messages remain, or when it is {@value #MAX_AGE_EPOCHS} epoch
+     * lengths old, whichever comes first, so the hot table's epochs stay few either way.
+     */
+    private boolean worthSealing(Handle h, Candidate c, Instant now) {
+        if (!c.openedAt().plus(settings.epochLength().multipliedBy(MAX_AGE_EPOCHS)).isAfter(now)) {
+            return true;
+        }
+        long unfinished = h.createQuery("""
+                        SELECT count(*) FROM (
+                            SELECT 1 FROM gantry_queue.message WHERE epoch = :epoch AND state IN (0, 1) LIMIT :over
+                        ) remaining
+                        """)
+                .bind("epoch", c.epoch()).bind("over", MAX_MOVED + 1).mapTo(Long.class).one();
+        return unfinished <= MAX_MOVED;
     }
 
     private List<Integer> expired(Handle h, Instant now) {

@@ -186,7 +186,7 @@ final class MessageSql {
             ORDER BY queue
             """;
 
-    static final String WAL_POSITION = "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint";
+    static final String WAL_POSITION = "SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '0/0')::bigint";
 
     static final String TUPLES = """
             SELECT coalesce(sum(n_dead_tup), 0), coalesce(sum(n_live_tup), 0)

@@ -89,4 +89,33 @@ class EpochMaintenanceIT {
             old.rollback();
         }
     }
+
+    @Test
+    void a_large_backlog_stays_in_its_epoch_until_it_shrinks_or_the_epoch_is_old() {
+        org.jdbi.v3.core.Jdbi.create(pg.dataSource()).useTransaction(h -> {
+            java.util.List<NewMessage> backlog = new java.util.ArrayList<>();
+            for (int i = 0; i < Epochs.MAX_MOVED + 500; i++) {
+                backlog.add(NewMessage.to("backlog"));
+            }
+            queues.enqueueAll(h, backlog);
+        });
+        int backlogEpoch = queues.liveEpochs().get(queues.liveEpochs().size() - 1);
+        for (int i = 0; i < 4; i++) {
+            tick(Duration.ofSeconds(61));
+        }
+        assertThat(queues.liveEpochs()).as("not copied forward turn after turn").contains(backlogEpoch);
+
+        for (int i = 0; i < Epochs.MAX_AGE_EPOCHS; i++) {
+            tick(Duration.ofSeconds(61));
+        }
+        assertThat(queues.liveEpochs()).as("sealed once old, whatever it holds").doesNotContain(backlogEpoch)
+                .hasSizeLessThanOrEqualTo(3);
+        int claimed = 0;
+        List<Message> got;
+        while (!(got = queues.claim("backlog", "w", 500)).isEmpty()) {
+            got.forEach(queues::complete);
+            claimed += got.size();
+        }
+        assertThat(claimed).as("every message moved forward intact").isEqualTo(Epochs.MAX_MOVED + 500);
+    }
 }
