@@ -120,7 +120,7 @@ final class Epochs {
             });
             log.debug("opened queue epoch {}", epoch);
         } catch (RuntimeException e) {
-            if (!"55P03".equals(sqlState(e))) { // lock_not_available: busy, try next turn
+            if (!"55P03".equals(SqlFailures.sqlState(e))) { // lock_not_available: busy, try next turn
                 throw e;
             }
             log.info("the queue's hot table is busy; opening epoch {} next turn", epoch);
@@ -189,7 +189,7 @@ final class Epochs {
                 log.debug("sealed queue epoch {}, moved {} unfinished messages forward", epoch, moved);
             });
         } catch (RuntimeException e) {
-            if (!"55P03".equals(sqlState(e))) { // lock_not_available: busy, try next turn
+            if (!"55P03".equals(SqlFailures.sqlState(e))) { // lock_not_available: busy, try next turn
                 throw e;
             }
             log.info("queue epoch {} is busy; sealing it next turn", epoch);
@@ -221,14 +221,5 @@ final class Epochs {
 
     private static String table(int epoch) {
         return "message_" + epoch;
-    }
-
-    private static String sqlState(Throwable e) {
-        for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof java.sql.SQLException s) {
-                return s.getSQLState();
-            }
-        }
-        return null;
     }
 }

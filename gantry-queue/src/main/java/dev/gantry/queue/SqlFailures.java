@@ -42,7 +42,8 @@ final class SqlFailures {
                 || state.equals("40P01");      // deadlock_detected: try again
     }
 
-    private static String sqlState(Throwable e) {
+    /** The first SQLState in {@code e}'s cause chain, or null. */
+    static String sqlState(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
             if (t instanceof SQLException s && s.getSQLState() != null) {
                 return s.getSQLState();

@@ -163,10 +163,11 @@ final class Wakeups implements AutoCloseable {
         if (closed) {
             return false;
         }
-        long ms = Math.min(10_000, 100L << Math.min(failures, 7));
-        log.debug("{} failed ({}), reconnecting in {} ms", what, e.getMessage(), ms);
+        Duration wait = Backoff.delay(failures, Duration.ofMillis(100), Duration.ofSeconds(10),
+                java.util.random.RandomGenerator.getDefault());
+        log.debug("{} failed ({}), reconnecting in {} ms", what, e.getMessage(), wait.toMillis());
         try {
-            Thread.sleep(ms / 2 + (long) (Math.random() * ms / 2));
+            Thread.sleep(wait);
             return true;
         } catch (InterruptedException ie) {
             return false;
