@@ -26,6 +26,20 @@ final class MessageSql {
             RETURNING id
             """;
 
+    /** Many messages without unique keys, from parallel arrays (run times in microseconds since the epoch). */
+    static final String INSERT_ALL = """
+            INSERT INTO gantry_queue.message (epoch, id, queue, state, priority, group_key, run_at, attempt,
+                                              max_attempts, payload, enqueued_at)
+            SELECT """ + CURRENT_EPOCH + """
+            , nextval('gantry_queue.message_id'), m.queue, 0, m.priority, m.group_key,
+                   timestamptz 'epoch' + m.run_at * interval '1 microsecond', 0, m.max_attempts, m.payload, :now
+            FROM unnest(CAST(:queues AS text[]), CAST(:priorities AS int[]), CAST(:groups AS text[]),
+                        CAST(:runAts AS bigint[]), CAST(:maxAttempts AS int[]), CAST(:payloads AS text[]))
+                 WITH ORDINALITY AS m(queue, priority, group_key, run_at, max_attempts, payload, n)
+            ORDER BY m.n
+            RETURNING id
+            """;
+
     /**
      * Claims fairly: within a priority, groups (tenants) take turns, each group oldest first. It walks the distinct
      * groups with ready messages through the index (a loose index scan: one probe per group, however many messages
@@ -86,10 +100,13 @@ final class MessageSql {
             WHERE id = :id AND attempt = :attempt AND state = 1
             """;
 
+    // The ids go into the index condition (id = ANY), so the messages are found through the primary key whatever
+    // the statistics say: a partition opened a moment ago has none, and the planner, taking it for tiny or its
+    // running messages for few, would otherwise scan all of it (or an index of every message that ran) per batch.
     static final String COMPLETE_ALL = """
             UPDATE gantry_queue.message m SET state = 2, finished_at = :now, lease_until = NULL
-            FROM unnest(:ids, :attempts) AS done(id, attempt)
-            WHERE m.id = done.id AND m.attempt = done.attempt AND m.state = 1
+            FROM unnest(CAST(:ids AS bigint[]), CAST(:attempts AS int[])) AS done(id, attempt)
+            WHERE m.id = ANY(CAST(:ids AS bigint[])) AND m.id = done.id AND m.attempt = done.attempt AND m.state = 1
             RETURNING m.id
             """;
 
@@ -193,7 +210,9 @@ final class MessageSql {
             FROM pg_stat_user_tables WHERE schemaname = 'gantry_queue'
             """;
 
-    static final String RUNNING = "SELECT count(*) FROM gantry_queue.message WHERE queue = :queue AND state = 1";
+    static final String RUNNING = """
+            SELECT count(*) FROM gantry_queue.message WHERE lease_until IS NOT NULL AND queue = :queue AND state = 1
+            """;
 
     // An archived copy in state 0 or 1 was moved forward when its epoch was sealed: the live row is the truth.
     static final String STATE_OF = """
