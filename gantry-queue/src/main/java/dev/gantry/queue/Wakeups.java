@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import javax.sql.DataSource;
@@ -36,7 +37,7 @@ final class Wakeups implements AutoCloseable {
     private final Set<String> pending = ConcurrentHashMap.newKeySet();
     private final Map<String, Signal> signals = new ConcurrentHashMap<>();
     private volatile boolean closed;
-    private Thread sender;
+    private volatile Thread sender;
     private Thread listener;
 
     Wakeups(DataSource dataSource) {
@@ -47,6 +48,7 @@ final class Wakeups implements AutoCloseable {
     void poke(String queue) {
         pending.add(queue);
         startSender();
+        LockSupport.unpark(sender);
         Signal s = signals.get(queue);
         if (s != null) {
             s.fire(); // waiters in this process need no round trip
@@ -82,7 +84,7 @@ final class Wakeups implements AutoCloseable {
         while (!closed) {
             try {
                 if (pending.isEmpty()) {
-                    Thread.sleep(COALESCE);
+                    LockSupport.parkNanos(IDLE_RELEASE.toNanos()); // a poke unparks at once
                     continue;
                 }
                 try (Connection c = dataSource.getConnection()) {
@@ -90,10 +92,14 @@ final class Wakeups implements AutoCloseable {
                     failures = 0;
                     long quietSince = System.nanoTime();
                     while (!closed && System.nanoTime() - quietSince < IDLE_RELEASE.toNanos()) {
-                        if (!pending.isEmpty()) {
-                            send(c, drain());
-                            quietSince = System.nanoTime();
+                        if (pending.isEmpty()) {
+                            LockSupport.parkNanos(COALESCE.toNanos());
+                            continue;
                         }
+                        // The first news goes out at once; what comes in the next few milliseconds waits for one
+                        // notification together.
+                        send(c, drain());
+                        quietSince = System.nanoTime();
                         Thread.sleep(COALESCE);
                     }
                 }

@@ -17,8 +17,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Delivers one queue's messages to a handler on a pool of threads: claims batches as slots free up (and, when the
- * queue is empty, waits for a wake-up from an enqueue, or a jittered poll), extends the
+ * Delivers one queue's messages to a handler on a pool of threads: claims batches as slots free up, a few ahead of
+ * the handlers (and, when the queue is empty, waits for a wake-up from an enqueue, or a jittered poll), extends the
  * leases of messages in flight, completes them when the handler returns and fails them (retryable, or fatal with
  * {@link FatalFailure}) when it throws. When the database is unavailable it backs off with full jitter instead of
  * spinning, and picks up by itself when the database returns.
@@ -48,22 +48,43 @@ public final class Worker implements AutoCloseable {
     /**
      * @param name        the worker's name, recorded on the messages it holds
      * @param concurrency messages handled at once
+     * @param prefetch    messages claimed ahead of free handlers, so that one claim transaction serves many
+     *                    messages; they are leased (and heartbeated) while they wait. 0 claims only for free handlers.
      * @param idlePoll    how long to wait before looking again when the queue was empty (jittered)
      * @param maxBackoff  the longest wait between tries while the database is unavailable
      */
-    public record Options(String name, int concurrency, Duration idlePoll, Duration maxBackoff) {
+    public record Options(String name, int concurrency, int prefetch, Duration idlePoll, Duration maxBackoff) {
         public static final Duration DEFAULT_IDLE_POLL = Duration.ofMillis(200);
         public static final Duration DEFAULT_MAX_BACKOFF = Duration.ofSeconds(10);
+        /** Default prefetch, per handler thread. */
+        public static final int DEFAULT_PREFETCH_PER_HANDLER = 3;
 
         public Options {
             Objects.requireNonNull(name, "name");
             if (concurrency < 1) {
                 throw new IllegalArgumentException("concurrency must be at least 1, got " + concurrency);
             }
+            if (prefetch < 0) {
+                throw new IllegalArgumentException("prefetch must not be negative, got " + prefetch);
+            }
         }
 
+        /** {@code concurrency} handlers, {@value #DEFAULT_PREFETCH_PER_HANDLER} × as many prefetched, default polls. */
         public static Options named(String name, int concurrency) {
-            return new Options(name, concurrency, DEFAULT_IDLE_POLL, DEFAULT_MAX_BACKOFF);
+            return new Options(name, concurrency, DEFAULT_PREFETCH_PER_HANDLER * concurrency, DEFAULT_IDLE_POLL,
+                    DEFAULT_MAX_BACKOFF);
+        }
+
+        public Options withPrefetch(int prefetch) {
+            return new Options(name, concurrency, prefetch, idlePoll, maxBackoff);
+        }
+
+        public Options withIdlePoll(Duration idlePoll) {
+            return new Options(name, concurrency, prefetch, idlePoll, maxBackoff);
+        }
+
+        public Options withMaxBackoff(Duration maxBackoff) {
+            return new Options(name, concurrency, prefetch, idlePoll, maxBackoff);
         }
     }
 
@@ -76,10 +97,12 @@ public final class Worker implements AutoCloseable {
     /** The deliveries being handled; a stale delivery and the redelivery of its message are two entries. */
     private final Set<Delivery> inFlight = ConcurrentHashMap.newKeySet();
 
-    /** One delivery: the message as claimed (its attempt is the fence) and the thread handling it. */
+    /** One delivery: the message as claimed (its attempt is the fence) and the task handling it. */
     private static final class Delivery {
         final Message message;
         final FutureTask<Void> handling;
+        /** Set once, by whichever comes first: the handler starting, or a lost lease withdrawing a waiting delivery. */
+        final AtomicBoolean taken = new AtomicBoolean();
 
         Delivery(Message message, FutureTask<Void> handling) {
             this.message = message;
@@ -100,7 +123,7 @@ public final class Worker implements AutoCloseable {
         this.queue = queue;
         this.handler = handler;
         this.options = options;
-        this.slots = new Semaphore(options.concurrency());
+        this.slots = new Semaphore(options.concurrency() + options.prefetch());
         this.handlers = Executors.newFixedThreadPool(options.concurrency(),
                 Thread.ofPlatform().name("queue-" + queue + "-", 0).factory());
         this.claimer = Thread.ofPlatform().name("queue-" + queue + "-claimer").unstarted(this::claimLoop);
@@ -123,8 +146,11 @@ public final class Worker implements AutoCloseable {
         while (running.get()) {
             int free = 0;
             try {
-                slots.acquire();
-                free = 1 + slots.drainPermits();
+                // Claim once at most `concurrency` messages are held, then for every free slot: with prefetch, one
+                // claim transaction (one flush to disk) serves many messages rather than the one just finished.
+                int batch = Math.max(1, options.prefetch());
+                slots.acquire(batch);
+                free = batch + slots.drainPermits();
                 long wakeup = queues.wakeups().generation(queue);
                 var claimed = queues.claim(queue, options.name(), free);
                 slots.release(free - claimed.size());
@@ -137,7 +163,9 @@ public final class Worker implements AutoCloseable {
                     inFlight.add(self[0]);
                     handlers.execute(task);
                 }
-                if (claimed.isEmpty()) {
+                if (claimed.size() < free) {
+                    // Nothing more is ready: wait for news (at once if some came during the claim) rather than
+                    // spin on claims that each find a few messages.
                     queues.wakeups().await(queue, wakeup, jittered(options.idlePoll()));
                 }
             } catch (InterruptedException e) {
@@ -160,6 +188,9 @@ public final class Worker implements AutoCloseable {
     }
 
     private void deliver(Delivery d) {
+        if (!d.taken.compareAndSet(false, true)) {
+            return; // withdrawn after its lease was lost while it waited
+        }
         Message m = d.message;
         boolean handled = false;
         try {
@@ -235,8 +266,12 @@ public final class Worker implements AutoCloseable {
                 } catch (LeaseLostException e) {
                     if (inFlight.contains(d)) { // not a race with a normal completion
                         // The message was rescued and may be redelivered: stop this delivery rather than run beside it.
-                        log.warn("queue {}: {}; interrupting its handler", queue, e.getMessage());
+                        log.warn("queue {}: {}; stopping its delivery", queue, e.getMessage());
                         d.handling.cancel(true);
+                        if (d.taken.compareAndSet(false, true)) { // it was still waiting: nothing else frees its slot
+                            inFlight.remove(d);
+                            slots.release();
+                        }
                     }
                 } catch (QueueException e) {
                     log.warn("queue {}: could not extend the lease of message {}: {}", queue, d.message.id(),
@@ -259,7 +294,7 @@ public final class Worker implements AutoCloseable {
         }
     }
 
-    /** Messages being handled now. */
+    /** Messages this worker holds now: waiting for a handler, being handled, or waiting for their completion. */
     public int inFlight() {
         return inFlight.size();
     }

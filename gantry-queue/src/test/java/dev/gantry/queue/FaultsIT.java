@@ -62,7 +62,7 @@ class FaultsIT {
     }
 
     private static Worker.Options options(String name, int concurrency) {
-        return new Worker.Options(name, concurrency, Worker.Options.DEFAULT_IDLE_POLL, MAX_BACKOFF);
+        return Worker.Options.named(name, concurrency).withMaxBackoff(MAX_BACKOFF);
     }
 
     @Test

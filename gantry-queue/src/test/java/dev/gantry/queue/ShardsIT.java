@@ -94,7 +94,7 @@ class ShardsIT {
         List<Long> idsB = enqueue(keysB, 300);
         Seen seenA = new Seen();
         Seen seenB = new Seen();
-        Worker.Options options = new Worker.Options("w", 3, Worker.Options.DEFAULT_IDLE_POLL, Duration.ofSeconds(2));
+        Worker.Options options = Worker.Options.named("w", 3).withMaxBackoff(Duration.ofSeconds(2));
         AutoCloseable maintenance = shards.startMaintenance(Duration.ofMillis(500));
         try (ShardWorkers workers = shards.startWorkersPerShard("builds",
                 shard -> (shard == 0 ? seenA : seenB).handler(), options)) {

@@ -22,7 +22,7 @@ class WakeupIT {
         try (Queues producer = Queues.start(pg.dataSource(), QueueSettings.defaults());
              Queues consumer = Queues.start(pg.dataSource(), QueueSettings.defaults())) {
             List<Long> latenciesMs = Collections.synchronizedList(new ArrayList<>());
-            Worker.Options slowPoll = new Worker.Options("w", 2, Duration.ofSeconds(20), Duration.ofSeconds(1));
+            Worker.Options slowPoll = Worker.Options.named("w", 2).withIdlePoll(Duration.ofSeconds(20)).withMaxBackoff(Duration.ofSeconds(1));
             try (Worker w = Worker.start(consumer, "wake", m -> latenciesMs.add(
                     System.currentTimeMillis() - Long.parseLong(m.payload())), slowPoll)) {
                 Thread.sleep(1_000); // the worker has found the queue empty and is waiting

@@ -145,4 +145,43 @@ class WorkerIT {
             assertThat(Duration.ofNanos(interruptedAt.get() - rescuedAt)).isLessThan(Duration.ofSeconds(3));
         }
     }
+
+    @Test
+    void a_prefetched_message_whose_lease_was_lost_is_withdrawn_and_its_slot_reused() throws Exception {
+        try (Queues timed = Queues.start(pg.dataSource(), QueueSettings.defaults().withLease(Duration.ofSeconds(3)))) {
+            List<Long> ids = enqueue("prefetch", 2);
+            java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+            java.util.Map<Long, List<Integer>> deliveries = new ConcurrentHashMap<>();
+            // One handler, one message prefetched: the first delivery blocks, the second waits behind it.
+            try (Worker w = Worker.start(timed, "prefetch", m -> {
+                deliveries.computeIfAbsent(m.id(), k -> new java.util.concurrent.CopyOnWriteArrayList<>())
+                        .add(m.attempt());
+                if (m.id() == ids.get(0)) {
+                    release.await();
+                }
+            }, Worker.Options.named("w", 1).withPrefetch(1))) {
+                await().atMost(Duration.ofSeconds(10)).until(() -> w.inFlight() == 2);
+                // The waiting message's lease runs out (say its worker was paused) and the sweeper puts it back.
+                Jdbi.create(pg.dataSource()).useHandle(h -> h.createUpdate(
+                        "UPDATE gantry_queue.message SET lease_until = now() - interval '1 second' WHERE id = :id")
+                        .bind("id", ids.get(1)).execute());
+                assertThat(timed.rescueExpired(10)).isEqualTo(1);
+                // At its next heartbeat the worker withdraws the stale delivery and frees its slot, so it claims the
+                // message again (attempt 2) while the first handler is still blocked.
+                await().atMost(Duration.ofSeconds(10)).until(() -> timed.state(ids.get(1)).orElseThrow()
+                        == MessageState.RUNNING && w.inFlight() == 2 && attemptOf(ids.get(1)) == 2);
+                release.countDown();
+                await().atMost(Duration.ofSeconds(10)).until(() -> ids.stream()
+                        .allMatch(id -> timed.state(id).orElseThrow() == MessageState.DONE));
+                await().atMost(Duration.ofSeconds(5)).until(() -> w.inFlight() == 0);
+            }
+            assertThat(deliveries.get(ids.get(0))).containsExactly(1);
+            assertThat(deliveries.get(ids.get(1))).as("the withdrawn delivery never ran").containsExactly(2);
+        }
+    }
+
+    private int attemptOf(long id) {
+        return Jdbi.create(pg.dataSource()).withHandle(h -> h.createQuery(
+                "SELECT attempt FROM gantry_queue.message WHERE id = :id").bind("id", id).mapTo(Integer.class).one());
+    }
 }

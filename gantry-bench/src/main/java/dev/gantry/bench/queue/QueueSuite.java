@@ -31,7 +31,8 @@ public final class QueueSuite implements Suite {
     @Override
     public int run(boolean quick, PrintStream out, PrintStream err) throws Exception {
         QueueBenchConfig config = QueueBenchConfig.of(quick);
-        List<Supplier<QueueSystem>> systems = List.of(GantrySystem::new, DbSchedulerSystem::new, JobRunrSystem::new);
+        List<Supplier<QueueSystem>> systems = selected(List.of(GantrySystem::new, DbSchedulerSystem::new,
+                JobRunrSystem::new));
         List<Figures> burnDown = new ArrayList<>();
         List<Figures> steady = new ArrayList<>();
         boolean failed = false;
@@ -84,6 +85,26 @@ public final class QueueSuite implements Suite {
         }
         return failed ? 1 : 0;
     }
+
+    /**
+     * The systems named in the system property {@value #ONLY} (comma-separated, e.g. {@code gantry-queue}), for
+     * trying a change quickly; all of them when it is unset. A partial run's RESULT line has {@code nan} for the rest.
+     */
+    private static List<Supplier<QueueSystem>> selected(List<Supplier<QueueSystem>> all) {
+        String only = System.getProperty(ONLY);
+        if (only == null || only.isBlank()) {
+            return all;
+        }
+        List<String> names = List.of(only.split(","));
+        List<Supplier<QueueSystem>> picked = all.stream().filter(s -> names.contains(s.get().name())).toList();
+        if (picked.isEmpty()) {
+            throw new IllegalArgumentException(ONLY + "=" + only + " names no system; the systems are gantry-queue, "
+                    + "db-scheduler and jobrunr");
+        }
+        return picked;
+    }
+
+    static final String ONLY = "bench.queue.only";
 
     /** The system load average over the last minute, which tells whether something else was running. */
     private static String load() {
