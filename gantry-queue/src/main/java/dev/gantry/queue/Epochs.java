@@ -170,6 +170,7 @@ final class Epochs {
     private void seal(Handle h, int epoch, Instant now) {
         String table = "gantry_queue." + table(epoch);
         try {
+            proveEpoch(h, epoch);
             h.useTransaction(tx -> {
                 // Give up rather than queue behind a long transaction (and make every queue operation wait behind
                 // us meanwhile): the next turn tries again.
@@ -194,6 +195,29 @@ final class Epochs {
             }
             log.info("queue epoch {} is busy; sealing it next turn", epoch);
         }
+    }
+
+    /**
+     * Gives the partition a validated {@code CHECK (epoch = N)}, so that attaching it to the archive need not scan it
+     * while the seal holds the hot table. Validating scans without blocking writes; adding the constraint unvalidated
+     * takes the partition's lock only for a moment.
+     */
+    private static void proveEpoch(Handle h, int epoch) {
+        String constraint = table(epoch) + "_epoch";
+        boolean present = h.createQuery("SELECT EXISTS (SELECT 1 FROM pg_constraint WHERE conname = :name "
+                        + "AND connamespace = 'gantry_queue'::regnamespace)")
+                .bind("name", constraint).mapTo(Boolean.class).one();
+        h.useTransaction(tx -> {
+            tx.execute("SET LOCAL lock_timeout = '500ms'");
+            if (!present) {
+                tx.execute("ALTER TABLE gantry_queue." + table(epoch) + " ADD CONSTRAINT " + constraint
+                        + " CHECK (epoch = " + epoch + ") NOT VALID");
+            }
+        });
+        h.useTransaction(tx -> {
+            tx.execute("SET LOCAL lock_timeout = '500ms'");
+            tx.execute("ALTER TABLE gantry_queue." + table(epoch) + " VALIDATE CONSTRAINT " + constraint);
+        });
     }
 
     private void drop(Handle h, int epoch) {

@@ -56,6 +56,17 @@ class EpochMaintenanceIT {
         }
         assertThat(queues.liveEpochs()).hasSizeLessThanOrEqualTo(3);
         assertThat(queues.state(done)).contains(MessageState.DONE);
+        // Archiving reused the partition's own indexes and a proven CHECK: no index was built, no scan made, while
+        // the seal held the hot table.
+        org.jdbi.v3.core.Jdbi jdbi = org.jdbi.v3.core.Jdbi.create(pg.dataSource());
+        int indexes = jdbi.withHandle(h -> h.createQuery("""
+                SELECT count(*) FROM pg_indexes WHERE schemaname = 'gantry_queue' AND tablename = 'message_1'
+                """).mapTo(Integer.class).one());
+        boolean proven = jdbi.withHandle(h -> h.createQuery("""
+                SELECT convalidated FROM pg_constraint WHERE conname = 'message_1_epoch'
+                """).mapTo(Boolean.class).one());
+        assertThat(indexes).isEqualTo(4);
+        assertThat(proven).isTrue();
         assertThat(queues.enqueue(NewMessage.to("seal").uniqueKey("k"))).isEqualTo(new Enqueued(waiting, false));
 
         queues.complete(holding); // its row moved forward twice; the lease still holds
