@@ -170,7 +170,12 @@ public final class Database implements AutoCloseable {
         }
     }
 
-    private static HikariDataSource openPool(DatabaseUrl url, DatabaseSettings settings) {
+    /**
+     * The pool configuration Gantry uses for {@code url}: size and timeouts from {@code settings}, and the driver's
+     * connect, login and socket timeouts, so that an unreachable or hung server fails a borrow or a statement within
+     * its timeout instead of holding the caller. Tests build their pools from it too.
+     */
+    public static HikariConfig poolConfig(DatabaseUrl url, DatabaseSettings settings) {
         HikariConfig config = new HikariConfig();
         config.setPoolName("gantry");
         config.setJdbcUrl(url.jdbcUrl());
@@ -179,10 +184,24 @@ public final class Database implements AutoCloseable {
         config.setMaximumPoolSize(settings.poolSize());
         config.setConnectionTimeout(settings.connectTimeout().toMillis());
         config.setInitializationFailTimeout(settings.connectTimeout().toMillis());
-        // Defaults for the driver; parameters in the URL take precedence.
+        // Checking an idle connection before lending it must fit in the borrow (HikariCP's floor is 250 ms).
+        config.setValidationTimeout(Math.max(250, settings.connectTimeout().toMillis() / 2));
+        // Defaults for the driver; parameters in the URL take precedence. It counts in whole seconds.
+        String connectSeconds = String.valueOf(Math.max(1, ceilSeconds(settings.connectTimeout())));
         config.addDataSourceProperty("ApplicationName", "gantry");
-        config.addDataSourceProperty("connectTimeout",
-                String.valueOf(Math.max(1, settings.connectTimeout().toSeconds())));
+        config.addDataSourceProperty("connectTimeout", connectSeconds);
+        config.addDataSourceProperty("loginTimeout", connectSeconds);
+        config.addDataSourceProperty("socketTimeout", String.valueOf(ceilSeconds(settings.socketTimeout())));
+        config.addDataSourceProperty("tcpKeepAlive", "true");
+        return config;
+    }
+
+    private static long ceilSeconds(java.time.Duration d) {
+        return (d.toMillis() + 999) / 1000;
+    }
+
+    private static HikariDataSource openPool(DatabaseUrl url, DatabaseSettings settings) {
+        HikariConfig config = poolConfig(url, settings);
         try {
             return new HikariDataSource(config);
         } catch (HikariPool.PoolInitializationException failure) {

@@ -13,7 +13,9 @@ public enum DatabaseSetting {
             "how long to wait for the embedded server to accept connections"),
     POOL_SIZE("GANTRY_DATABASE_POOL_SIZE", "most connections the pool holds open"),
     CONNECT_TIMEOUT("GANTRY_DATABASE_CONNECT_TIMEOUT",
-            "how long to wait for a connection from the pool, and for the first one at start");
+            "how long to wait for a connection from the pool, and for the first one at start"),
+    SOCKET_TIMEOUT("GANTRY_DATABASE_SOCKET_TIMEOUT",
+            "how long to wait for the server's answer to a statement before giving the connection up as hung");
 
     private final String environmentVariable;
     private final String description;

@@ -20,10 +20,15 @@ import java.util.Optional;
  * @param embeddedPort           the embedded server's port on localhost ({@code GANTRY_EMBEDDED_PG_PORT}); 0 = any free
  * @param embeddedStartupTimeout how long the embedded server may take to accept connections
  * @param poolSize               most connections in the pool ({@code GANTRY_DATABASE_POOL_SIZE})
- * @param connectTimeout         longest wait for a pooled connection, and for the first one at start
+ * @param connectTimeout         longest wait for a pooled connection, and for the first one at start (also the
+ *                               driver's connect and login timeouts, rounded up to whole seconds)
+ * @param socketTimeout          longest wait for the server's answer to one statement
+ *                               ({@code GANTRY_DATABASE_SOCKET_TIMEOUT}): a hung server (stopped, or a network that
+ *                               drops packets) then fails statements instead of holding their threads for ever
  */
 public record DatabaseSettings(Path home, Optional<DatabaseUrl> url, int embeddedPort,
-                               Duration embeddedStartupTimeout, int poolSize, Duration connectTimeout) {
+                               Duration embeddedStartupTimeout, int poolSize, Duration connectTimeout,
+                               Duration socketTimeout) {
 
     /** {@code ~/.gantry}: the user's home directory as Java sees it, then {@code .gantry}. */
     public static final Path DEFAULT_HOME = Path.of(System.getProperty("user.home"), ".gantry");
@@ -32,12 +37,18 @@ public record DatabaseSettings(Path home, Optional<DatabaseUrl> url, int embedde
     /** Generous: the first start also creates the cluster, and a start after a crash replays the WAL. */
     public static final Duration DEFAULT_EMBEDDED_STARTUP_TIMEOUT = Duration.ofSeconds(60);
     public static final int DEFAULT_POOL_SIZE = 10;
-    public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(5);
+    /** Short: requests wait this long for a connection before answering "503, retry later" when the database is away. */
+    public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(1);
+    /** Far above any statement Gantry runs (those on the request path take milliseconds). */
+    public static final Duration DEFAULT_SOCKET_TIMEOUT = Duration.ofSeconds(30);
 
     public static final int MAX_POOL_SIZE = 200;
     /** HikariCP's own lower bound for its connection timeout. */
     public static final Duration MIN_CONNECT_TIMEOUT = Duration.ofMillis(250);
     public static final Duration MAX_CONNECT_TIMEOUT = Duration.ofMinutes(10);
+    /** The driver counts its socket timeout in whole seconds. */
+    public static final Duration MIN_SOCKET_TIMEOUT = Duration.ofSeconds(1);
+    public static final Duration MAX_SOCKET_TIMEOUT = Duration.ofHours(1);
     public static final Duration MIN_EMBEDDED_STARTUP_TIMEOUT = Duration.ofSeconds(1);
     public static final Duration MAX_EMBEDDED_STARTUP_TIMEOUT = Duration.ofMinutes(30);
 
@@ -49,6 +60,7 @@ public record DatabaseSettings(Path home, Optional<DatabaseUrl> url, int embedde
         Objects.requireNonNull(url, "url");
         Objects.requireNonNull(embeddedStartupTimeout, "embeddedStartupTimeout");
         Objects.requireNonNull(connectTimeout, "connectTimeout");
+        Objects.requireNonNull(socketTimeout, "socketTimeout");
     }
 
     /** Every setting at its default: an embedded server under {@code ~/.gantry}. */
@@ -87,6 +99,8 @@ public record DatabaseSettings(Path home, Optional<DatabaseUrl> url, int embedde
                         POOL_SIZE_RULE));
                 case CONNECT_TIMEOUT -> builder.connectTimeout(SettingValues.duration(setting, text,
                         MIN_CONNECT_TIMEOUT, MAX_CONNECT_TIMEOUT));
+                case SOCKET_TIMEOUT -> builder.socketTimeout(SettingValues.duration(setting, text,
+                        MIN_SOCKET_TIMEOUT, MAX_SOCKET_TIMEOUT));
             }
         }
         if (environment.containsKey(DatabaseSetting.DATABASE_URL.environmentVariable())) {
@@ -118,6 +132,8 @@ public record DatabaseSettings(Path home, Optional<DatabaseUrl> url, int embedde
         SettingValues.requireRange(DatabaseSetting.POOL_SIZE, poolSize, 1, MAX_POOL_SIZE, POOL_SIZE_RULE);
         SettingValues.requireRange(DatabaseSetting.CONNECT_TIMEOUT, connectTimeout, MIN_CONNECT_TIMEOUT,
                 MAX_CONNECT_TIMEOUT);
+        SettingValues.requireRange(DatabaseSetting.SOCKET_TIMEOUT, socketTimeout, MIN_SOCKET_TIMEOUT,
+                MAX_SOCKET_TIMEOUT);
         return this;
     }
 
@@ -138,13 +154,15 @@ public record DatabaseSettings(Path home, Optional<DatabaseUrl> url, int embedde
                         + (embeddedPort == 0 ? "any free port" : "port " + embeddedPort)
                         + ", embeddedStartupTimeout=" + SettingValues.format(embeddedStartupTimeout));
         return "home=" + home + ", " + database + ", poolSize=" + poolSize
-                + ", connectTimeout=" + SettingValues.format(connectTimeout);
+                + ", connectTimeout=" + SettingValues.format(connectTimeout)
+                + ", socketTimeout=" + SettingValues.format(socketTimeout);
     }
 
     /** A builder holding these settings, to change a few. */
     public Builder toBuilder() {
         return builder().home(home).url(url.orElse(null)).embeddedPort(embeddedPort)
-                .embeddedStartupTimeout(embeddedStartupTimeout).poolSize(poolSize).connectTimeout(connectTimeout);
+                .embeddedStartupTimeout(embeddedStartupTimeout).poolSize(poolSize).connectTimeout(connectTimeout)
+                .socketTimeout(socketTimeout);
     }
 
     private static InvalidSettingException embeddedOnlyWithUrl(DatabaseSetting setting) {
@@ -162,6 +180,7 @@ public record DatabaseSettings(Path home, Optional<DatabaseUrl> url, int embedde
         private Duration embeddedStartupTimeout = DEFAULT_EMBEDDED_STARTUP_TIMEOUT;
         private int poolSize = DEFAULT_POOL_SIZE;
         private Duration connectTimeout = DEFAULT_CONNECT_TIMEOUT;
+        private Duration socketTimeout = DEFAULT_SOCKET_TIMEOUT;
 
         private Builder() {
         }
@@ -203,10 +222,15 @@ public record DatabaseSettings(Path home, Optional<DatabaseUrl> url, int embedde
             return this;
         }
 
+        public Builder socketTimeout(Duration socketTimeout) {
+            this.socketTimeout = Objects.requireNonNull(socketTimeout, "socketTimeout");
+            return this;
+        }
+
         /** @throws InvalidSettingException if any value breaks its rule */
         public DatabaseSettings build() {
             return new DatabaseSettings(home, Optional.ofNullable(url), embeddedPort, embeddedStartupTimeout,
-                    poolSize, connectTimeout).validate();
+                    poolSize, connectTimeout, socketTimeout).validate();
         }
     }
 }

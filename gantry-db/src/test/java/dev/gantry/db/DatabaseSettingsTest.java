@@ -25,7 +25,8 @@ class DatabaseSettingsTest {
         assertThat(settings.embeddedDataDirectory()).isEqualTo(settings.home().resolve("postgres"));
         assertThat(settings.embeddedPort()).isZero();
         assertThat(settings.poolSize()).isEqualTo(10);
-        assertThat(settings.connectTimeout()).isEqualTo(Duration.ofSeconds(5));
+        assertThat(settings.connectTimeout()).isEqualTo(Duration.ofSeconds(1));
+        assertThat(settings.socketTimeout()).isEqualTo(Duration.ofSeconds(30));
     }
 
     @Test
@@ -35,10 +36,11 @@ class DatabaseSettingsTest {
                 "GANTRY_EMBEDDED_PG_PORT", "15432",
                 "GANTRY_EMBEDDED_PG_STARTUP_TIMEOUT", "2m",
                 "GANTRY_DATABASE_POOL_SIZE", "25",
-                "GANTRY_DATABASE_CONNECT_TIMEOUT", "1500ms"));
+                "GANTRY_DATABASE_CONNECT_TIMEOUT", "1500ms",
+                "GANTRY_DATABASE_SOCKET_TIMEOUT", "45s"));
 
         assertThat(settings).isEqualTo(new DatabaseSettings(Path.of("/srv/gantry"), Optional.empty(), 15432,
-                Duration.ofMinutes(2), 25, Duration.ofMillis(1500)));
+                Duration.ofMinutes(2), 25, Duration.ofMillis(1500), Duration.ofSeconds(45)));
     }
 
     @Test
@@ -91,6 +93,8 @@ class DatabaseSettingsTest {
             "GANTRY_DATABASE_CONNECT_TIMEOUT    | 100ms",
             "GANTRY_DATABASE_CONNECT_TIMEOUT    | 11m",
             "GANTRY_DATABASE_CONNECT_TIMEOUT    | -PT5S",
+            "GANTRY_DATABASE_SOCKET_TIMEOUT     | 500ms",
+            "GANTRY_DATABASE_SOCKET_TIMEOUT     | 2h",
     })
     void each_unusable_value_is_rejected_naming_its_variable(String variable, String value) {
         assertThatThrownBy(() -> DatabaseSettings.fromEnvironment(Map.of(variable, value)))
@@ -141,7 +145,7 @@ class DatabaseSettingsTest {
     @Test
     void settings_made_with_the_constructor_are_checked_by_validate_and_by_database_start() {
         DatabaseSettings tooSmallPool = new DatabaseSettings(Path.of("/srv/gantry"), Optional.empty(), 0,
-                Duration.ofSeconds(60), 0, Duration.ofSeconds(5));
+                Duration.ofSeconds(60), 0, Duration.ofSeconds(5), Duration.ofSeconds(30));
 
         assertThatThrownBy(tooSmallPool::validate).isInstanceOf(InvalidSettingException.class);
         assertThatThrownBy(() -> Database.start(tooSmallPool))
@@ -157,9 +161,10 @@ class DatabaseSettingsTest {
                 .build();
 
         assertThat(external.describe()).isEqualTo("home=/srv/gantry, database=jdbc:postgresql://db:5432/gantry"
-                + "?sslmode=require (user gantry, password ****), poolSize=10, connectTimeout=5s");
+                + "?sslmode=require (user gantry, password ****), poolSize=10, connectTimeout=1s, socketTimeout=30s");
         assertThat(embedded.describe()).isEqualTo("home=/srv/gantry, database=embedded PostgreSQL in "
-                + "/srv/gantry/postgres on port 15432, embeddedStartupTimeout=1m, poolSize=10, connectTimeout=5s");
+                + "/srv/gantry/postgres on port 15432, embeddedStartupTimeout=1m, poolSize=10, connectTimeout=1s, "
+                + "socketTimeout=30s");
     }
 
     @Test

@@ -26,8 +26,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * The queue through the database faults of the October 9 incident: a database that turns read-only, and one that
- * goes away and comes back in the middle of a run. Enqueues fail fast with {@link QueueUnavailableException}, workers
+ * The queue through the database faults of the October 9 incident: a database that turns read-only, one that goes
+ * away and comes back in the middle of a run, and one that hangs (stopped with SIGSTOP, so connections open but
+ * nothing answers). Enqueues fail fast with {@link QueueUnavailableException}, workers
  * back off instead of spinning and resume by themselves, and no message is lost, completed twice, or held by two
  * workers at once.
  */
@@ -158,6 +159,62 @@ class FaultsIT {
         assertThat(handled.keySet()).containsExactlyInAnyOrderElementsOf(ids);
         assertCompletedOnce(ids);
         assertThat(CompletionAudit.messages(pool)).as("messages in the database").isEqualTo(ids.size());
+    }
+
+    @Test
+    void a_hung_server_fails_enqueues_within_the_timeouts_and_the_queue_resumes_when_it_answers_again()
+            throws Exception {
+        List<Long> ids = enqueue(300, null);
+        Set<Long> active = ConcurrentHashMap.newKeySet();
+        Map<Long, Integer> handled = new ConcurrentHashMap<>();
+        AtomicInteger overlaps = new AtomicInteger();
+        Worker.Handler handler = m -> {
+            if (!active.add(m.id())) {
+                overlaps.incrementAndGet();
+            }
+            try {
+                Thread.sleep(20);
+                handled.merge(m.id(), 1, Integer::sum);
+            } finally {
+                active.remove(m.id());
+            }
+        };
+        List<Worker> workers = new ArrayList<>();
+        AutoCloseable maintenance = Shards.of(List.of(queues)).startMaintenance(Duration.ofMillis(500));
+        try {
+            for (String name : List.of("w1", "w2")) {
+                workers.add(Worker.start(queues, "jobs", handler, options(name, 3)));
+            }
+            await().atMost(Duration.ofSeconds(20)).until(() -> handled.size() >= 60);
+            pg.freezeServer();
+            try {
+                // A borrowed connection waits for the socket timeout; a new one for the login timeout; the pool
+                // gives up on a borrow after its own timeout. Never longer than the longest of them, plus slack.
+                long bound = TestPools.SOCKET_TIMEOUT.plus(TestPools.BORROW_TIMEOUT).toMillis() + 1_500;
+                for (int i = 0; i < 3; i++) {
+                    long start = System.nanoTime();
+                    QueueUnavailableException refused = catchThrowableOfType(QueueUnavailableException.class,
+                            () -> queues.enqueue(NewMessage.to("jobs")));
+                    long millis = (System.nanoTime() - start) / 1_000_000;
+                    System.out.printf("hung server: enqueue refused after %d ms%n", millis);
+                    assertThat(refused).as("enqueue while the server is hung").isNotNull();
+                    assertThat(millis).as("time to refuse, ms").isLessThan(bound);
+                }
+            } finally {
+                pg.thawServer();
+            }
+            long back = System.nanoTime();
+            await().atMost(Duration.ofSeconds(40)).pollInterval(Duration.ofMillis(250)).ignoreExceptions()
+                    .until(() -> allDone(ids));
+            System.out.printf("hung server: all %d done %d ms after it answered again; %d redelivered%n", ids.size(),
+                    (System.nanoTime() - back) / 1_000_000, handled.values().stream().filter(n -> n > 1).count());
+        } finally {
+            workers.forEach(Worker::close);
+            maintenance.close();
+        }
+        assertThat(overlaps).as("deliveries of one message at once").hasValue(0);
+        assertThat(handled.keySet()).containsExactlyInAnyOrderElementsOf(ids);
+        assertCompletedOnce(ids);
     }
 
     @SafeVarargs

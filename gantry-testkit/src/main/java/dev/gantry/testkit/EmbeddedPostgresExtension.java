@@ -155,6 +155,19 @@ public final class EmbeddedPostgresExtension implements BeforeAllCallback, After
         SharedPostgres.start();
     }
 
+    /**
+     * Freezes the shared server (SIGSTOP to it and its backends): connections still open, statements never answer,
+     * as with a hung host or a network that drops packets. Always {@link #thawServer()} afterwards.
+     */
+    public void freezeServer() {
+        SharedPostgres.signal("STOP");
+    }
+
+    /** Lets a frozen server run again; what its clients sent meanwhile is processed now. */
+    public void thawServer() {
+        SharedPostgres.signal("CONT");
+    }
+
     /** Stops and starts the shared server; pooled connections are replaced as they are next borrowed. */
     public void restartServer() {
         stopServer();

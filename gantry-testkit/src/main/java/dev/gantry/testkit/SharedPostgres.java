@@ -64,6 +64,50 @@ final class SharedPostgres {
         }
     }
 
+    /**
+     * Sends {@code signal} (STOP or CONT) to the server and all its processes: stopped, it is a hung server whose
+     * port still accepts connections (the kernel completes them) but which never answers.
+     */
+    static synchronized void signal(String signal) {
+        if (server == null) {
+            throw new IllegalStateException("the test PostgreSQL is not running");
+        }
+        long postmaster;
+        try {
+            postmaster = Long.parseLong(Files.readAllLines(directory.resolve("data").resolve("postmaster.pid")).get(0)
+                    .strip());
+        } catch (IOException failure) {
+            throw new UncheckedIOException("Cannot read the test PostgreSQL's pid", failure);
+        }
+        ProcessHandle root = ProcessHandle.of(postmaster).orElseThrow(() ->
+                new IllegalStateException("the test PostgreSQL (pid " + postmaster + ") is gone"));
+        // The postmaster first: stopped, it forks no new backend that the list of its children would miss.
+        kill(signal, java.util.List.of(root));
+        kill(signal, root.descendants().toList());
+    }
+
+    private static void kill(String signal, java.util.List<ProcessHandle> processes) {
+        if (processes.isEmpty()) {
+            return;
+        }
+        java.util.List<String> command = new java.util.ArrayList<>(java.util.List.of("kill", "-" + signal));
+        processes.forEach(p -> command.add(Long.toString(p.pid())));
+        try {
+            Process kill = new ProcessBuilder(command).redirectErrorStream(true).start();
+            String output = new String(kill.getInputStream().readAllBytes());
+            // A backend may exit between listing and signalling (its client gave up): that is not a failure.
+            boolean onlyGone = output.lines().allMatch(line -> line.isBlank() || line.contains("No such process"));
+            if (kill.waitFor() != 0 && !onlyGone) {
+                throw new IllegalStateException(String.join(" ", command) + " failed: " + output);
+            }
+        } catch (IOException failure) {
+            throw new UncheckedIOException("Cannot run kill", failure);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while signalling the test PostgreSQL", e);
+        }
+    }
+
     static synchronized boolean isRunning() {
         return server != null;
     }

@@ -2,6 +2,8 @@ package dev.gantry.testkit;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.gantry.db.Database;
+import dev.gantry.db.DatabaseSettings;
 import dev.gantry.db.DatabaseUrl;
 import dev.gantry.db.EmbeddedDatabase;
 
@@ -9,6 +11,7 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.time.ZoneId;
 import java.util.HexFormat;
 import java.util.concurrent.ThreadLocalRandom;
@@ -31,13 +34,12 @@ final class TestDatabase implements AutoCloseable {
         String name = "test_" + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextLong());
         // Names are generated above, never taken from a test; CREATE/DROP DATABASE take no bind parameters.
         maintenance("CREATE DATABASE " + name);
-        HikariConfig config = new HikariConfig();
+        // Gantry's own pool settings, with a longer borrow timeout: a test's first borrow may wait for the server.
+        HikariConfig config = Database.poolConfig(SharedPostgres.url(name), DatabaseSettings.builder()
+                .poolSize(poolSize).connectTimeout(Duration.ofSeconds(5)).build());
         config.setPoolName(name);
-        config.setJdbcUrl(SharedPostgres.url(name).jdbcUrl());
         config.setUsername(EmbeddedDatabase.SUPERUSER);
-        config.setMaximumPoolSize(poolSize);
         config.setMinimumIdle(0);
-        config.setConnectionTimeout(5_000);
         // pgjdbc sends the JVM's zone at connect, overriding a zone in the URL's options; so set it afterwards.
         config.setConnectionInitSql("SET TIME ZONE '" + sessionTimeZone.getId() + "'");
         return new TestDatabase(name, new HikariDataSource(config));
