@@ -46,6 +46,12 @@ final class QueueConfig {
         return s;
     }
 
+    /** Whether {@code queue} was last seen with a concurrency limit; answers from the cache, never the database. */
+    boolean capsRunning(String queue) {
+        Settings s = cache.get(queue);
+        return s != null && s.limits().maxRunning() != null;
+    }
+
     void forget(String queue) {
         cache.remove(queue);
     }

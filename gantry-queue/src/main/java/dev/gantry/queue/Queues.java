@@ -252,6 +252,17 @@ public final class Queues implements AutoCloseable {
         held(message, "complete", h -> h.createUpdate(MessageSql.COMPLETE).bind("id", message.id())
                 .bind("attempt", message.attempt()).bind("now", ts(now)).execute());
         metrics.count(message.queue(), "completed", 1);
+        slotFreed(message.queue());
+    }
+
+    /**
+     * A message of {@code queue} stopped running. Under a concurrency limit, claims that were cut short by it can take
+     * another now: wake the workers rather than leave them to their next poll.
+     */
+    private void slotFreed(String queue) {
+        if (config.capsRunning(queue)) {
+            wakeups.poke(queue);
+        }
     }
 
     /**
@@ -266,11 +277,25 @@ public final class Queues implements AutoCloseable {
         Instant now = settings.clock().instant();
         Long[] ids = messages.stream().map(Message::id).toArray(Long[]::new);
         Integer[] attempts = messages.stream().map(Message::attempt).toArray(Integer[]::new);
-        java.util.Set<Long> done = new java.util.HashSet<>(call("complete", () -> jdbi.inTransaction(h ->
-                h.createQuery(MessageSql.COMPLETE_ALL).bind("now", ts(now)).bindArray("ids", Long.class, (Object[]) ids)
-                        .bindArray("attempts", Integer.class, (Object[]) attempts).mapTo(Long.class).list())));
+        java.util.Set<Long> done = call("complete", () -> jdbi.inTransaction(h -> {
+            java.util.Set<Long> completed = new java.util.HashSet<>(completeAll(h, now, ids, attempts));
+            if (completed.size() < ids.length) {
+                // As in held(): a seal may have moved some rows under the statement; a second look finds them.
+                List<Message> missed = messages.stream().filter(m -> !completed.contains(m.id())).toList();
+                completed.addAll(completeAll(h, now, missed.stream().map(Message::id).toArray(Long[]::new),
+                        missed.stream().map(Message::attempt).toArray(Integer[]::new)));
+            }
+            return completed;
+        }));
         messages.stream().filter(m -> done.contains(m.id())).forEach(m -> metrics.count(m.queue(), "completed", 1));
+        messages.stream().map(Message::queue).distinct().forEach(this::slotFreed);
         return done;
+    }
+
+    private static List<Long> completeAll(Handle h, Instant now, Long[] ids, Integer[] attempts) {
+        return h.createQuery(MessageSql.COMPLETE_ALL).bind("now", ts(now))
+                .bindArray("ids", Long.class, (Object[]) ids).bindArray("attempts", Integer.class, (Object[]) attempts)
+                .mapTo(Long.class).list();
     }
 
     /**
@@ -294,6 +319,7 @@ public final class Queues implements AutoCloseable {
                     .bind("attempt", message.attempt()).bind("now", ts(now)).bind("error", reason).execute());
         }
         metrics.count(message.queue(), retry ? "retried" : "dead", 1);
+        slotFreed(message.queue());
         return retry;
     }
 

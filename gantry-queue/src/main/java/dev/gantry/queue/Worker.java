@@ -152,8 +152,9 @@ public final class Worker implements AutoCloseable {
                 slots.acquire(batch);
                 free = batch + slots.drainPermits();
                 long wakeup = queues.wakeups().generation(queue);
-                var claimed = queues.claim(queue, options.name(), free);
-                slots.release(free - claimed.size());
+                int asked = free;
+                var claimed = queues.claim(queue, options.name(), asked);
+                slots.release(asked - claimed.size());
                 free = 0;
                 failures = 0;
                 for (Message m : claimed) {
@@ -163,7 +164,7 @@ public final class Worker implements AutoCloseable {
                     inFlight.add(self[0]);
                     handlers.execute(task);
                 }
-                if (claimed.size() < free) {
+                if (claimed.size() < asked) {
                     // Nothing more is ready: wait for news (at once if some came during the claim) rather than
                     // spin on claims that each find a few messages.
                     queues.wakeups().await(queue, wakeup, jittered(options.idlePoll()));
@@ -264,7 +265,9 @@ public final class Worker implements AutoCloseable {
                 try {
                     queues.heartbeat(d.message);
                 } catch (LeaseLostException e) {
-                    if (inFlight.contains(d)) { // not a race with a normal completion
+                    // A handled delivery is either completed by now (its removal from inFlight is a moment behind
+                    // the commit) or its completion will report the loss: only one still waiting or running stops.
+                    if (inFlight.contains(d) && !d.handling.isDone()) {
                         // The message was rescued and may be redelivered: stop this delivery rather than run beside it.
                         log.warn("queue {}: {}; stopping its delivery", queue, e.getMessage());
                         d.handling.cancel(true);

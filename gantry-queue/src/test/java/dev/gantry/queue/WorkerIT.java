@@ -180,6 +180,27 @@ class WorkerIT {
         }
     }
 
+    @Test
+    void under_a_concurrency_limit_a_finished_message_wakes_the_worker_for_the_next() {
+        queues.limit("capped", new QueueLimits(2, null));
+        List<Long> ids = enqueue("capped", 12);
+        AtomicInteger running = new AtomicInteger();
+        AtomicInteger most = new AtomicInteger();
+        // A poll far longer than the test: only wake-ups can move the worker on once the limit cuts a claim short.
+        try (Worker w = Worker.start(queues, "capped", m -> {
+            most.accumulateAndGet(running.incrementAndGet(), Math::max);
+            try {
+                Thread.sleep(20);
+            } finally {
+                running.decrementAndGet();
+            }
+        }, Worker.Options.named("w", 4).withIdlePoll(Duration.ofSeconds(60)))) {
+            await().atMost(Duration.ofSeconds(20)).until(() -> ids.stream()
+                    .allMatch(id -> queues.state(id).orElseThrow() == MessageState.DONE));
+        }
+        assertThat(most.get()).isLessThanOrEqualTo(2);
+    }
+
     private int attemptOf(long id) {
         return Jdbi.create(pg.dataSource()).withHandle(h -> h.createQuery(
                 "SELECT attempt FROM gantry_queue.message WHERE id = :id").bind("id", id).mapTo(Integer.class).one());
