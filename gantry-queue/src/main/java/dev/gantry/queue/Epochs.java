@@ -28,6 +28,13 @@ final class Epochs {
     private static final String COLUMNS = "epoch, id, queue, state, priority, group_key, run_at, attempt, "
             + "max_attempts, unique_key, payload, lease_until, worker, last_error, enqueued_at, finished_at";
 
+    /**
+     * How long a partition change waits for its lock. While it waits, every queue statement that arrives queues
+     * behind its request, so this is the longest stall maintenance can cause; under load the lock usually comes within
+     * a few milliseconds (queue transactions are short), and a change that times out is tried again next turn.
+     */
+    private static final String LOCK_WAIT = "SET LOCAL lock_timeout = '50ms'";
+
     /** Unfinished messages a seal moves forward at most, unless the epoch is old (see {@link #worthSealing}). */
     static final int MAX_MOVED = 1_000;
     /** Epoch lengths after which an epoch is sealed whatever it still holds. */
@@ -111,7 +118,7 @@ final class Epochs {
             h.useTransaction(tx -> {
                 if (bounded) {
                     // CREATE TABLE ... PARTITION OF locks the hot table exclusively: as for sealing, below.
-                    tx.execute("SET LOCAL lock_timeout = '500ms'");
+                    tx.execute(LOCK_WAIT);
                 }
                 tx.execute("CREATE TABLE IF NOT EXISTS gantry_queue." + table(epoch)
                         + " PARTITION OF gantry_queue.message FOR VALUES IN (" + epoch + ")");
@@ -174,7 +181,7 @@ final class Epochs {
             h.useTransaction(tx -> {
                 // Give up rather than queue behind a long transaction (and make every queue operation wait behind
                 // us meanwhile): the next turn tries again.
-                tx.execute("SET LOCAL lock_timeout = '500ms'");
+                tx.execute(LOCK_WAIT);
                 // The hot table first, then (recursively) its partitions: the order every queue statement takes
                 // them in. Locking the partition first deadlocks with any claim that holds the table and waits for
                 // the partition, so under load the seal always timed out. DETACH needs this lock anyway.
@@ -208,21 +215,21 @@ final class Epochs {
                         + "AND connamespace = 'gantry_queue'::regnamespace)")
                 .bind("name", constraint).mapTo(Boolean.class).one();
         h.useTransaction(tx -> {
-            tx.execute("SET LOCAL lock_timeout = '500ms'");
+            tx.execute(LOCK_WAIT);
             if (!present) {
                 tx.execute("ALTER TABLE gantry_queue." + table(epoch) + " ADD CONSTRAINT " + constraint
                         + " CHECK (epoch = " + epoch + ") NOT VALID");
             }
         });
         h.useTransaction(tx -> {
-            tx.execute("SET LOCAL lock_timeout = '500ms'");
+            tx.execute(LOCK_WAIT);
             tx.execute("ALTER TABLE gantry_queue." + table(epoch) + " VALIDATE CONSTRAINT " + constraint);
         });
     }
 
     private void drop(Handle h, int epoch) {
         h.useTransaction(tx -> {
-            tx.execute("SET LOCAL lock_timeout = '2s'");
+            tx.execute(LOCK_WAIT);
             tx.execute("DROP TABLE IF EXISTS gantry_queue." + table(epoch));
             tx.createUpdate("DELETE FROM gantry_queue.epoch WHERE epoch = :epoch").bind("epoch", epoch).execute();
         });
