@@ -68,4 +68,26 @@ class HostileConfigProperties {
         y.append("  w:\n    jobs: [{build: {matrix: {parameters: {p: [%s]}}}}]\n".formatted(values));
         MutationProperties.check(y.toString());
     }
+
+    /**
+     * Found by {@link MutationProperties}: an executor value nested nine anchors deep, each aliased three more times
+     * (4^8 copies), holding a line of a hundred references to an unknown pipeline value. Every copy of every reference
+     * is an error; they must stop at the expansion budget, not be worked out (with suggestions) one by one.
+     */
+    @Property(tries = 2, shrinking = ShrinkingMode.OFF)
+    void an_aliased_line_of_unknown_references_compiles_in_bounded_time(@ForAll @IntRange(min = 80, max = 120) int refs) {
+        StringBuilder y = new StringBuilder("version: 2.1\njobs:\n  ios:\n    macos:\n");
+        String indent = "    ";
+        for (int level = 9; level >= 2; level--) {
+            y.append(indent).append("- &id%03d\n".formatted(level));
+            indent += "  ";
+        }
+        y.append(indent).append("- \"").append("<< pipeline.steps >>".repeat(refs)).append("\"\n");
+        for (int level = 2; level <= 9; level++) {
+            indent = indent.substring(2);
+            y.append((indent + "- *id%03d\n".formatted(level)).repeat(3));
+        }
+        y.append("    steps: [checkout]\nworkflows:\n  ios:\n    jobs: [ios]\n");
+        MutationProperties.check(y.toString());
+    }
 }

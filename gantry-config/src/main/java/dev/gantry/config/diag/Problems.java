@@ -37,6 +37,14 @@ public final class Problems {
         add(Diagnostic.Severity.WARNING, pos, path, message, hint);
     }
 
+    /**
+     * True once {@value #MAX} diagnostics are kept: later ones are only counted, so a caller may skip working out
+     * their hints (a config that repeats one mistake through aliases can make millions of them).
+     */
+    public boolean full() {
+        return found.size() >= MAX;
+    }
+
     public boolean hasErrors() {
         return errors > 0;
     }
@@ -58,7 +66,7 @@ public final class Problems {
     }
 
     private void add(Diagnostic.Severity severity, Pos pos, String path, String message, String hint) {
-        if (found.size() >= MAX) {
+        if (full()) {
             dropped++;
             if (severity == Diagnostic.Severity.ERROR) {
                 errors++;

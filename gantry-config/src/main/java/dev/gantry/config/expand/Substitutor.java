@@ -217,6 +217,8 @@ final class Substitutor {
                 continue;
             }
             out.append(text, i, open);
+            // Each reference is work: text repeated through aliases must not multiply it past the budget.
+            budget.spend(1, pos, path);
             String ref = m.group(2) + "." + m.group(3);
             if (m.group(1).isEmpty()) {
                 YNode value = resolve(m.group(2), m.group(3), env, pos, path);
@@ -291,7 +293,7 @@ final class Substitutor {
                 YNode v = env.pipeline().get(name, pos);
                 if (v == null) {
                     problems.error(pos, loc.toString(), "unknown pipeline value 'pipeline." + name + "'",
-                            Names.didYouMean(name, toList(env.pipeline().names())));
+                            problems.full() ? null : Names.didYouMean(name, toList(env.pipeline().names())));
                 }
                 return v;
             }
@@ -324,7 +326,10 @@ final class Substitutor {
         }
     }
 
-    private static String hintFor(String name, java.util.Collection<String> known, String what) {
+    private String hintFor(String name, java.util.Collection<String> known, String what) {
+        if (problems.full()) {
+            return null;
+        }
         String mean = Names.didYouMean(name, known);
         return mean != null ? mean : what + ": " + Names.list(known);
     }
