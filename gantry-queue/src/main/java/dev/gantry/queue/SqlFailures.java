@@ -1,12 +1,8 @@
 package dev.gantry.queue;
 
-import java.sql.SQLException;
 import java.time.Duration;
 
-/**
- * Decides, in one place, whether a database failure means "unavailable, try later" (connection lost, server shutting
- * down or starting, read-only, out of connections or disk) rather than a bug or a bad request.
- */
+/** Turns database failures into the queue's exceptions; what counts as unavailable is {@link SqlStates}'s rule. */
 final class SqlFailures {
     static final Duration RETRY_AFTER = Duration.ofSeconds(5);
 
@@ -30,34 +26,11 @@ final class SqlFailures {
     }
 
     static boolean unavailable(String state, Throwable e) {
-        if (state == null) {
-            return hasCause(e, java.net.ConnectException.class) || hasCause(e, java.sql.SQLTransientConnectionException.class);
-        }
-        return state.startsWith("08")          // connection exceptions
-                || state.equals("25006")       // read_only_sql_transaction
-                || state.startsWith("57P")     // admin/crash shutdown, cannot connect now
-                || state.equals("53300")       // too_many_connections
-                || state.equals("53100")       // disk_full
-                || state.equals("40001")       // serialization_failure: try again
-                || state.equals("40P01");      // deadlock_detected: try again
+        return SqlStates.unavailable(e);
     }
 
     /** The first SQLState in {@code e}'s cause chain, or null. */
     static String sqlState(Throwable e) {
-        for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof SQLException s && s.getSQLState() != null) {
-                return s.getSQLState();
-            }
-        }
-        return null;
-    }
-
-    private static boolean hasCause(Throwable e, Class<? extends Throwable> type) {
-        for (Throwable t = e; t != null; t = t.getCause()) {
-            if (type.isInstance(t)) {
-                return true;
-            }
-        }
-        return false;
+        return SqlStates.sqlState(e);
     }
 }
