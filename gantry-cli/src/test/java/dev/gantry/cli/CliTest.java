@@ -142,7 +142,7 @@ class CliTest {
         collect(GantryCommand.commandLine(), new ArrayList<>(), paths);
 
         assertThat(paths).extracting(p -> String.join(" ", p))
-                .contains("", "config", "config validate", "config process", "help");
+                .contains("", "config", "config validate", "config process", "server", "help");
         for (List<String> path : paths) {
             List<String> args = new ArrayList<>(path);
             args.add("--help");
@@ -177,6 +177,9 @@ class CliTest {
         "config process FILE --pipeline-number 0",
         "config process FILE --param novalue",
         "config process FILE --orb-dir DIR/does-not-exist",
+        "server --port 70000",
+        "server --port -1",
+        "server --port http",
     })
     void usage_errors_exit_2(String line) {
         String[] args = line.isEmpty() ? new String[0]

@@ -1,0 +1,68 @@
+package dev.gantry.cli;
+
+import dev.gantry.db.DatabaseException;
+import dev.gantry.db.DatabaseSettings;
+import dev.gantry.queue.QueueException;
+import dev.gantry.server.GantryServer;
+import dev.gantry.server.ServerException;
+import dev.gantry.server.ServerSettings;
+import dev.gantry.server.auth.TokenKind;
+import java.io.PrintWriter;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code gantry server}: runs the Gantry server in the foreground until Ctrl-C (or SIGTERM), on the embedded
+ * PostgreSQL under {@code GANTRY_HOME} or the server {@code GANTRY_DATABASE_URL} names. A JVM shutdown hook closes it,
+ * so requests in flight finish and the embedded database shuts down cleanly.
+ */
+@Command(name = "server", mixinStandardHelpOptions = true, versionProvider = GantryCommand.ManifestVersion.class,
+        description = {"Run the Gantry server until Ctrl-C.",
+            "Uses GANTRY_DATABASE_URL, else the embedded PostgreSQL under GANTRY_HOME (default ~/.gantry); the admin "
+                + "API token is written to GANTRY_HOME/admin-token on first start."})
+final class ServerCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--port", paramLabel = "N",
+            description = "HTTP port on " + ServerSettings.HOST + "; 0 picks a free one. Default: "
+                    + ServerSettings.PORT_VARIABLE + ", else " + ServerSettings.DEFAULT_PORT + ".")
+    Integer port;
+
+    @Override
+    public Integer call() throws InterruptedException {
+        if (port != null && !ServerSettings.validPort(port)) {
+            throw new ParameterException(spec.commandLine(), "--port " + ServerSettings.PORT_RULE + ", got " + port);
+        }
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        GantryServer server;
+        try {
+            Map<String, String> environment = System.getenv();
+            ServerSettings settings = ServerSettings.fromEnvironment(environment);
+            server = GantryServer.start(port == null ? settings : settings.withPort(port),
+                    DatabaseSettings.fromEnvironment(environment));
+        } catch (ServerException | DatabaseException | QueueException e) {
+            err.println("gantry server: " + e.getMessage());
+            err.flush();
+            return 1;
+        }
+        CountDownLatch closed = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            server.close();
+            closed.countDown();
+        }, "gantry-server-shutdown"));
+        out.println("Gantry listening on " + server.url());
+        out.println("Admin API token: " + server.tokenFile(TokenKind.ADMIN) + " (send it as 'Circle-Token: <token>')");
+        out.println("Press Ctrl-C to stop.");
+        out.flush();
+        closed.await();
+        return 0;
+    }
+}

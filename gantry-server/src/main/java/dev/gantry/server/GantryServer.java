@@ -1,0 +1,189 @@
+package dev.gantry.server;
+
+import dev.gantry.db.Database;
+import dev.gantry.db.DatabaseSettings;
+import dev.gantry.queue.QueueSettings;
+import dev.gantry.queue.Queues;
+import dev.gantry.queue.Shards;
+import dev.gantry.server.auth.AdminAuthentication;
+import dev.gantry.server.auth.ServerTokens;
+import dev.gantry.server.auth.TokenKind;
+import dev.gantry.server.pipeline.PipelineRoutes;
+import dev.gantry.server.pipeline.PipelineTriggers;
+import dev.gantry.server.project.ProjectRoutes;
+import dev.gantry.server.project.Projects;
+import io.javalin.Javalin;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.net.URI;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicBoolean;
+import javax.sql.DataSource;
+import org.jdbi.v3.core.Jdbi;
+import org.jdbi.v3.sqlobject.SqlObjectPlugin;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A running Gantry server: the HTTP API on {@link ServerSettings#HOST}, its schema {@code gantry}, the durable queue,
+ * and the API tokens.
+ *
+ * <pre>{@code
+ * try (GantryServer server = GantryServer.start(ServerSettings.defaults(),
+ *         DatabaseSettings.fromEnvironment(System.getenv()))) {
+ *     System.out.println(server.url() + ", admin token in " + server.tokenFile(TokenKind.ADMIN));
+ *     ...
+ * }
+ * }</pre>
+ *
+ * <p>Start migrates the schema, makes sure of the tokens (see {@link ServerTokens}), starts the queue and its
+ * maintenance (every {@link #QUEUE_MAINTENANCE_EVERY}), then HTTP, and logs one line
+ * {@code Gantry listening on http://127.0.0.1:PORT}. If any step fails, what had started is stopped again.
+ * Thread-safe; {@link #close()} stops HTTP (letting requests in flight finish), then the queue, then the database if
+ * this server started it.
+ */
+public final class GantryServer implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(GantryServer.class);
+
+    /** How often the queue's maintenance runs: rescues expired leases, turns over and drops partitions. */
+    public static final Duration QUEUE_MAINTENANCE_EVERY = Duration.ofSeconds(5);
+
+    private final Javalin http;
+    private final Queues queues;
+    private final AutoCloseable queueMaintenance;
+    private final Database ownedDatabase;
+    private final ServerTokens tokens;
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    private GantryServer(Javalin http, Queues queues, AutoCloseable queueMaintenance, Database ownedDatabase,
+                         ServerTokens tokens) {
+        this.http = http;
+        this.queues = queues;
+        this.queueMaintenance = queueMaintenance;
+        this.ownedDatabase = ownedDatabase;
+        this.tokens = tokens;
+    }
+
+    /**
+     * Starts the database {@code database} describes (the embedded PostgreSQL under its home, or the server its URL
+     * names), then the server on it; the token files go to the database settings' home. The server owns that
+     * database and stops it on {@link #close()}.
+     *
+     * @throws dev.gantry.db.DatabaseException if the database does not start
+     * @throws ServerStartException            if the server does not
+     */
+    public static GantryServer start(ServerSettings settings, DatabaseSettings database) {
+        Database started = Database.start(database);
+        try {
+            return start(settings, started.getDataSource(), database.home(), started);
+        } catch (RuntimeException failure) {
+            started.close();
+            throw failure;
+        }
+    }
+
+    /**
+     * Starts the server on a database someone else runs (tests do), with its token files in {@code home}. The data
+     * source stays the caller's: {@link #close()} does not close it.
+     *
+     * @throws ServerStartException if the server does not start
+     */
+    public static GantryServer start(ServerSettings settings, DataSource dataSource, Path home) {
+        return start(settings, dataSource, home, null);
+    }
+
+    private static GantryServer start(ServerSettings settings, DataSource dataSource, Path home, Database owned) {
+        Objects.requireNonNull(settings, "settings");
+        Objects.requireNonNull(home, "home");
+        InstantSource clock = InstantSource.system();
+        ServerSchema.migrate(dataSource);
+        Jdbi jdbi = Jdbi.create(dataSource).installPlugin(new SqlObjectPlugin());
+        ServerTokens tokens = ServerTokens.ensure(jdbi, home, clock, new SecureRandom());
+        Queues queues = startQueues(dataSource);
+        // One database is one shard; Shards runs the maintenance loop the queue needs from some process.
+        AutoCloseable queueMaintenance = Shards.of(List.of(queues)).startMaintenance(QUEUE_MAINTENANCE_EVERY);
+        try {
+            Javalin http = HttpApi.create(settings.port(), new AdminAuthentication(tokens.hash(TokenKind.ADMIN)),
+                    new ProjectRoutes(new Projects(jdbi, clock)),
+                    new PipelineRoutes(new PipelineTriggers(jdbi, queues, clock)));
+            startHttp(http, settings);
+            GantryServer server = new GantryServer(http, queues, queueMaintenance, owned, tokens);
+            LOG.info("Gantry listening on {}", server.url());
+            return server;
+        } catch (RuntimeException failure) {
+            closeQuietly(queueMaintenance);
+            queues.close();
+            throw failure;
+        }
+    }
+
+    private static Queues startQueues(DataSource dataSource) {
+        try {
+            // A registry of its own until the server exposes metrics: the global one would keep a closed server's
+            // gauges.
+            return Queues.start(dataSource, QueueSettings.defaults(), new SimpleMeterRegistry());
+        } catch (RuntimeException e) {
+            throw new ServerStartException("Cannot start the durable queue: " + e.getMessage(), e);
+        }
+    }
+
+    private static void startHttp(Javalin http, ServerSettings settings) {
+        try {
+            http.start();
+        } catch (RuntimeException e) {
+            throw new ServerStartException("Cannot listen on " + ServerSettings.HOST + ":" + settings.port() + ": "
+                    + e.getMessage(), e);
+        }
+    }
+
+    /** The port the server listens on: the one asked for, or the free one it took when asked for 0. */
+    public int port() {
+        return http.port();
+    }
+
+    /** {@code http://127.0.0.1:PORT}, where the API is. */
+    public URI url() {
+        return URI.create("http://" + ServerSettings.HOST + ":" + port());
+    }
+
+    /** Where the token of {@code kind} is for the operator: {@code $GANTRY_HOME/admin-token} or {@code agent-token}. */
+    public Path tokenFile(TokenKind kind) {
+        return tokens.file(kind);
+    }
+
+    /**
+     * Stops HTTP (requests in flight finish), then the queue's maintenance and wake-ups, then the database if this
+     * server started it. Idempotent.
+     */
+    @Override
+    public void close() {
+        if (closed.getAndSet(true)) {
+            return;
+        }
+        try {
+            http.stop();
+        } finally {
+            try {
+                closeQuietly(queueMaintenance);
+                queues.close();
+            } finally {
+                if (ownedDatabase != null) {
+                    ownedDatabase.close();
+                }
+            }
+        }
+    }
+
+    private static void closeQuietly(AutoCloseable maintenance) {
+        try {
+            maintenance.close();
+        } catch (Exception e) {
+            // The loop's close only waits for a turn under way; failing to is no reason to keep the rest running.
+            LOG.warn("Stopping the queue maintenance failed", e);
+        }
+    }
+}

@@ -1,0 +1,39 @@
+package dev.gantry.server;
+
+import dev.gantry.server.auth.AdminAuthentication;
+import dev.gantry.server.http.ErrorResponses;
+import dev.gantry.server.http.JsonBody;
+import dev.gantry.server.pipeline.PipelineRoutes;
+import dev.gantry.server.project.ProjectRoutes;
+import io.javalin.Javalin;
+import io.javalin.http.HttpResponseException;
+
+/** The routes of the HTTP API, and what guards them: the admin token on {@code /api/v2}, JSON errors everywhere. */
+final class HttpApi {
+    private HttpApi() {
+    }
+
+    /** A Javalin instance for {@link ServerSettings#HOST} and {@code port}, not started yet. */
+    static Javalin create(int port, AdminAuthentication authentication, ProjectRoutes projects,
+                          PipelineRoutes pipelines) {
+        ErrorResponses errors = new ErrorResponses();
+        return Javalin.create(config -> {
+            config.jetty.host = ServerSettings.HOST;
+            config.jetty.port = port;
+            config.startup.showJavalinBanner = false;
+            config.http.maxRequestSize = JsonBody.MAX_BYTES;
+            config.http.prefer405over404 = true;
+
+            config.routes.before("/api/v2/*", authentication);
+            config.routes.post("/api/v2/project", projects::create);
+            config.routes.get("/api/v2/project", projects::list);
+            config.routes.get("/api/v2/project/{vcs}/{org}/{name}", projects::get);
+            config.routes.post("/api/v2/project/{vcs}/{org}/{name}/pipeline", pipelines::trigger);
+            config.routes.get("/api/v2/pipeline/{id}", pipelines::get);
+
+            // Javalin answers its own exceptions (no route, wrong method) itself unless a handler names their class.
+            config.routes.exception(HttpResponseException.class, errors::handle);
+            config.routes.exception(Exception.class, errors::handle);
+        });
+    }
+}

@@ -1,0 +1,8 @@
+/**
+ * API tokens: the admin token that every {@code /api/v2} request must carry, and the agent token that build agents
+ * will present. {@link dev.gantry.server.auth.ServerTokens} makes sure both exist at start: generated on the first
+ * start, stored in the database only as SHA-256 hashes, and handed to the operator as files under
+ * {@code $GANTRY_HOME} (mode 0600, written atomically). {@link dev.gantry.server.auth.AdminAuthentication} checks
+ * requests, comparing hashes in constant time.
+ */
+package dev.gantry.server.auth;

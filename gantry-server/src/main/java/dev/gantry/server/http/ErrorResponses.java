@@ -1,0 +1,80 @@
+package dev.gantry.server.http;
+
+import io.javalin.http.Context;
+import io.javalin.http.HttpResponseException;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The one mapper from a failed request to its answer, always JSON with a {@code "message"}:
+ * <ul>
+ *   <li>{@link ApiException}: its status and message, and {@code "field"} when one field is at fault;</li>
+ *   <li>Javalin's own (no such route 404, wrong method 405, ...): their status, with a message of ours;</li>
+ *   <li>the database unable to take the request ({@link DatabaseFailures}): 503 with {@code Retry-After} in
+ *       seconds;</li>
+ *   <li>anything else: 500 with an {@code "error_id"} that is also in the log beside the stack trace, and nothing of
+ *       the cause (no SQL text, no exception message) in the answer.</li>
+ * </ul>
+ * Thread-safe and stateless.
+ */
+public final class ErrorResponses {
+    private static final Logger LOG = LoggerFactory.getLogger(ErrorResponses.class);
+
+    /** Answers {@code ctx} for {@code failure}; register it as the exception handler for {@link Exception}. */
+    public void handle(Exception failure, Context ctx) {
+        if (failure instanceof ApiException api) {
+            if (api.status() == 401) {
+                ctx.header("WWW-Authenticate", "Bearer");
+            }
+            Json.respond(ctx, api.status(), body(api.getMessage(), "field", api.field().orElse(null)));
+        } else if (failure instanceof HttpResponseException http) {
+            Json.respond(ctx, http.getStatus(), body(javalinMessage(http, ctx), null, null));
+        } else {
+            Optional<Duration> retryAfter = DatabaseFailures.retryAfter(failure);
+            if (retryAfter.isPresent()) {
+                long seconds = Math.max(1, (retryAfter.get().toMillis() + 999) / 1000);
+                LOG.warn("{} {}: the database is unavailable, answered 503 ({})", ctx.method(), ctx.path(),
+                        rootCause(failure));
+                ctx.header("Retry-After", Long.toString(seconds));
+                Json.respond(ctx, 503, body("the database cannot take this request now; retry after " + seconds
+                        + " seconds", null, null));
+            } else {
+                String errorId = UUID.randomUUID().toString();
+                LOG.error("{} {} failed, error id {}", ctx.method(), ctx.path(), errorId, failure);
+                Json.respond(ctx, 500, body("internal server error; the server log has the details under error id "
+                        + errorId, "error_id", errorId));
+            }
+        }
+    }
+
+    /** The innermost cause, which says what happened (a refused connection) without the statement around it. */
+    private static String rootCause(Throwable failure) {
+        Throwable root = failure;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        return root.toString();
+    }
+
+    private static String javalinMessage(HttpResponseException http, Context ctx) {
+        return switch (http.getStatus()) {
+            case 404 -> "no such endpoint: " + ctx.method() + " " + ctx.path() + "; docs/server.md lists the API";
+            case 405 -> "method " + ctx.method() + " is not allowed on " + ctx.path();
+            default -> http.getMessage();
+        };
+    }
+
+    private static Map<String, String> body(String message, String key, String value) {
+        Map<String, String> body = new LinkedHashMap<>();
+        body.put("message", message);
+        if (key != null && value != null) {
+            body.put(key, value);
+        }
+        return body;
+    }
+}

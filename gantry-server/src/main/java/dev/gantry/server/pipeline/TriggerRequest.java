@@ -1,0 +1,102 @@
+package dev.gantry.server.pipeline;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.gantry.server.http.ApiException;
+import dev.gantry.server.http.Json;
+import dev.gantry.server.http.JsonFields;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.regex.Pattern;
+
+/**
+ * A checked trigger: {@code {"branch"|"tag", "revision"?, "parameters"?}}, exactly one of branch and tag.
+ *
+ * @param revision   the commit to build, 7 to 64 hex digits, or null
+ * @param parameters pipeline parameters by name, each a string, number or boolean, sorted by name
+ */
+record TriggerRequest(GitRef ref, String revision, SortedMap<String, Object> parameters) {
+    static final Set<String> FIELDS = Set.of("branch", "tag", "revision", "parameters");
+
+    private static final Pattern REVISION = Pattern.compile("[0-9a-fA-F]{7,64}");
+    private static final Pattern PARAMETER_NAME = Pattern.compile("[A-Za-z][A-Za-z0-9_-]{0,99}");
+
+    /** Reads and checks the request; every problem is a 400 naming its field. */
+    static TriggerRequest from(JsonFields fields) {
+        Optional<String> branch = fields.optionalString("branch");
+        Optional<String> tag = fields.optionalString("tag");
+        if (branch.isPresent() == tag.isPresent()) {
+            throw ApiException.invalid("branch", "give exactly one of \"branch\" and \"tag\""
+                    + (branch.isPresent() ? ", not both" : ""));
+        }
+        GitRef ref = branch.map(name -> GitRef.branch(checkedRefName("branch", name)))
+                .orElseGet(() -> GitRef.tag(checkedRefName("tag", tag.get())));
+        String revision = fields.optionalString("revision").map(TriggerRequest::checkedRevision).orElse(null);
+        SortedMap<String, Object> parameters = fields.optionalObject("parameters")
+                .map(TriggerRequest::checkedParameters).orElse(Collections.emptySortedMap());
+        return new TriggerRequest(ref, revision, parameters);
+    }
+
+    /**
+     * SHA-256 of the request in a canonical form (fields and parameters in a fixed order, no whitespace), so that the
+     * same request sent with other formatting or key order has the same hash, and a different request another.
+     */
+    byte[] hash() {
+        Map<String, Object> canonical = new LinkedHashMap<>();
+        canonical.put(ref.kind() == GitRef.Kind.BRANCH ? "branch" : "tag", ref.name());
+        canonical.put("revision", revision);
+        canonical.put("parameters", parameters);
+        try {
+            return MessageDigest.getInstance("SHA-256").digest(Json.write(canonical).getBytes(StandardCharsets.UTF_8));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every Java runtime has SHA-256", e);
+        }
+    }
+
+    private static String checkedRefName(String field, String name) {
+        if (!GitRef.validName(name)) {
+            throw ApiException.invalid(field, "\"" + field + "\" must be " + GitRef.NAME_RULE + ", got "
+                    + ApiException.quote(name));
+        }
+        return name;
+    }
+
+    private static String checkedRevision(String text) {
+        if (!REVISION.matcher(text).matches()) {
+            throw ApiException.invalid("revision", "\"revision\" must be a commit id of 7 to 64 hex digits, got "
+                    + ApiException.quote(text));
+        }
+        return text;
+    }
+
+    private static SortedMap<String, Object> checkedParameters(ObjectNode object) {
+        SortedMap<String, Object> parameters = new TreeMap<>();
+        for (Map.Entry<String, JsonNode> field : object.properties()) {
+            String name = field.getKey();
+            JsonNode value = field.getValue();
+            if (!PARAMETER_NAME.matcher(name).matches()) {
+                throw ApiException.invalid("parameters." + name, "parameter names are a letter, then up to 99 "
+                        + "letters, digits, '_' or '-'; got " + ApiException.quote(name));
+            }
+            if (value.isTextual()) {
+                parameters.put(name, value.textValue());
+            } else if (value.isNumber()) {
+                parameters.put(name, value.numberValue());
+            } else if (value.isBoolean()) {
+                parameters.put(name, value.booleanValue());
+            } else {
+                throw ApiException.invalid("parameters." + name, "parameter \"" + name + "\" must be a string, "
+                        + "number or boolean");
+            }
+        }
+        return Collections.unmodifiableSortedMap(parameters);
+    }
+}

@@ -1,0 +1,42 @@
+package dev.gantry.server.project;
+
+import java.util.Optional;
+import java.util.regex.Pattern;
+
+/**
+ * A project's name in the API, {@code gantry/<organization>/<name>}, as CircleCI writes {@code gh/<org>/<repo>}.
+ * Both parts follow {@link #PART_RULE}, so a slug is safe in a URL path as it is.
+ */
+public record ProjectSlug(String organization, String name) {
+    /** The first part of every slug: the projects are Gantry's own, whatever hosts their repositories. */
+    public static final String VCS = "gantry";
+    public static final String PART_RULE = "1-100 letters, digits, '.', '_' or '-', and not only dots";
+
+    private static final Pattern PART = Pattern.compile("[A-Za-z0-9._-]{1,100}");
+    private static final Pattern ONLY_DOTS = Pattern.compile("\\.+");
+
+    public ProjectSlug {
+        if (!validPart(organization) || !validPart(name)) {
+            throw new IllegalArgumentException("organization and name must be " + PART_RULE + ", got '"
+                    + organization + "' and '" + name + "'");
+        }
+    }
+
+    /** True when {@code part} may be an organization or a project name. */
+    public static boolean validPart(String part) {
+        // Only dots would be a path segment like '..' that clients and proxies rewrite.
+        return part != null && PART.matcher(part).matches() && !ONLY_DOTS.matcher(part).matches();
+    }
+
+    /** The slug in a request path's three segments, or empty when they cannot name a project. */
+    public static Optional<ProjectSlug> fromPath(String vcs, String organization, String name) {
+        return VCS.equals(vcs) && validPart(organization) && validPart(name)
+                ? Optional.of(new ProjectSlug(organization, name)) : Optional.empty();
+    }
+
+    /** {@code gantry/<organization>/<name>}. */
+    @Override
+    public String toString() {
+        return VCS + "/" + organization + "/" + name;
+    }
+}

@@ -1,0 +1,81 @@
+package dev.gantry.server.project;
+
+import dev.gantry.server.http.ApiException;
+import dev.gantry.server.http.PageToken;
+import java.nio.file.Files;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.time.ZoneOffset;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import org.jdbi.v3.core.Jdbi;
+
+/** Creates, finds and lists projects. Thread-safe. */
+public final class Projects {
+    private final Jdbi jdbi;
+    private final InstantSource clock;
+
+    public Projects(Jdbi jdbi, InstantSource clock) {
+        this.jdbi = jdbi;
+        this.clock = clock;
+    }
+
+    /** One page of projects in slug order, and where the next one starts, if there is one. */
+    public record Page(List<Project> items, Optional<PageToken> next) {
+    }
+
+    /**
+     * Creates the project {@code request} describes.
+     *
+     * @throws ApiException 400 if its repository is a local path that is not a directory, 409 if its slug is taken
+     */
+    Project create(NewProject request) {
+        if (request.repo() instanceof RepoLocation.Local local && !Files.isDirectory(local.path())) {
+            throw ApiException.invalid(RepoLocation.FIELD, "\"" + RepoLocation.FIELD + "\" "
+                    + ApiException.quote(request.repoUrl()) + " is not a directory on the server");
+        }
+        // PostgreSQL keeps microseconds: what the response shows is then exactly what a later read shows.
+        Instant now = clock.instant().truncatedTo(ChronoUnit.MICROS);
+        Project project = new Project(UUID.randomUUID(), request.slug(), request.repoUrl(), now);
+        boolean inserted = jdbi.withExtension(ProjectDao.class, projects -> projects.insert(project.id(),
+                project.slug().organization(), project.slug().name(), project.vcsUrl(), now.atOffset(ZoneOffset.UTC)));
+        if (!inserted) {
+            throw ApiException.conflict("project " + project.slug() + " already exists");
+        }
+        return project;
+    }
+
+    public Optional<Project> find(ProjectSlug slug) {
+        return jdbi.withExtension(ProjectDao.class, projects -> projects.find(slug.organization(), slug.name()));
+    }
+
+    /**
+     * The page of {@link PageToken#PAGE_SIZE} projects that starts after {@code after}, or the first page.
+     *
+     * @throws ApiException 400 if {@code after} is not a token this list handed out
+     */
+    public Page list(Optional<String> after) {
+        Optional<ProjectSlug> from = after.map(Projects::position);
+        int limit = PageToken.PAGE_SIZE + 1; // one more tells whether a next page exists
+        List<Project> rows = jdbi.withExtension(ProjectDao.class, projects -> from.isEmpty()
+                ? projects.firstPage(limit)
+                : projects.pageAfter(from.get().organization(), from.get().name(), limit));
+        if (rows.size() <= PageToken.PAGE_SIZE) {
+            return new Page(rows, Optional.empty());
+        }
+        List<Project> page = rows.subList(0, PageToken.PAGE_SIZE);
+        ProjectSlug last = page.getLast().slug();
+        return new Page(List.copyOf(page), Optional.of(PageToken.after(last.organization(), last.name())));
+    }
+
+    private static ProjectSlug position(String token) {
+        List<String> position = PageToken.decode(token, 2).position();
+        if (!ProjectSlug.validPart(position.get(0)) || !ProjectSlug.validPart(position.get(1))) {
+            throw ApiException.invalid(PageToken.PARAMETER, "\"" + PageToken.PARAMETER + "\" does not point into "
+                    + "the list of projects; use the next_page_token of the previous page");
+        }
+        return new ProjectSlug(position.get(0), position.get(1));
+    }
+}

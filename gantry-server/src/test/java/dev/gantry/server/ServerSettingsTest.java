@@ -1,0 +1,42 @@
+package dev.gantry.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class ServerSettingsTest {
+    @Test
+    void without_gantry_port_the_port_is_8080() {
+        assertThat(ServerSettings.fromEnvironment(Map.of())).isEqualTo(new ServerSettings(8080));
+    }
+
+    @Test
+    void gantry_port_sets_the_port_and_0_means_any_free_port() {
+        assertThat(ServerSettings.fromEnvironment(Map.of("GANTRY_PORT", "9090")).port()).isEqualTo(9090);
+        assertThat(ServerSettings.fromEnvironment(Map.of("GANTRY_PORT", " 0 ")).port()).isZero();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"http", "-1", "65536", "80.5", "1e3"})
+    void a_bad_gantry_port_names_the_variable_and_the_rule(String value) {
+        assertThatThrownBy(() -> ServerSettings.fromEnvironment(Map.of("GANTRY_PORT", value)))
+                .isInstanceOf(InvalidServerSettingException.class)
+                .hasMessage("GANTRY_PORT must be 0 (any free port) or an integer from 1 to 65535, got '" + value + "'");
+    }
+
+    @Test
+    void an_empty_gantry_port_is_an_error_not_the_default() {
+        assertThatThrownBy(() -> ServerSettings.fromEnvironment(Map.of("GANTRY_PORT", " ")))
+                .isInstanceOf(InvalidServerSettingException.class).hasMessageContaining("empty");
+    }
+
+    @Test
+    void a_port_out_of_range_cannot_be_set_in_code_either() {
+        assertThatThrownBy(() -> ServerSettings.defaults().withPort(70000))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+}

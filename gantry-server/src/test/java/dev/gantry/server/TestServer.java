@@ -1,0 +1,67 @@
+package dev.gantry.server;
+
+import dev.gantry.server.auth.TokenKind;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import javax.sql.DataSource;
+import org.jdbi.v3.core.Jdbi;
+
+/**
+ * A {@link GantryServer} on a free port, on a test database, with its token files in a test directory; and a client
+ * that holds its admin token.
+ */
+final class TestServer implements AutoCloseable {
+    private final GantryServer server;
+    private final Jdbi jdbi;
+    private final ApiClient api;
+
+    private TestServer(GantryServer server, DataSource dataSource) {
+        this.server = server;
+        this.jdbi = Jdbi.create(dataSource);
+        this.api = new ApiClient(server.url(), token(TokenKind.ADMIN));
+    }
+
+    static TestServer start(DataSource dataSource, Path home) {
+        return new TestServer(GantryServer.start(new ServerSettings(0), dataSource, home), dataSource);
+    }
+
+    GantryServer server() {
+        return server;
+    }
+
+    /** A client with the admin token. */
+    ApiClient api() {
+        return api;
+    }
+
+    /** The token in the server's file for {@code kind}. */
+    String token(TokenKind kind) {
+        try {
+            return Files.readString(server.tokenFile(kind)).strip();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Rows in {@code table}, a fixed name from the test. */
+    long count(String table) {
+        return jdbi.withHandle(h -> h.createQuery("SELECT count(*) FROM " + table).mapTo(Long.class).one());
+    }
+
+    /** Creates the project {@code organization/name} with a repository URL on GitHub; fails unless it answers 201. */
+    ApiClient.Answer createProject(String organization, String name) {
+        ApiClient.Answer created = api.post("/api/v2/project", "{\"name\": \"" + name + "\", \"repo_url\": "
+                + "\"https://github.com/" + organization + "/" + name + ".git\"}");
+        if (created.status() != 201) {
+            throw new AssertionError("creating " + organization + "/" + name + ": " + created);
+        }
+        return created;
+    }
+
+    @Override
+    public void close() {
+        server.close();
+    }
+}
