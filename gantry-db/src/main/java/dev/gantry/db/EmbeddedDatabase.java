@@ -125,6 +125,7 @@ public final class EmbeddedDatabase implements AutoCloseable {
         }
         try {
             postgres.close();
+            StalePostmaster.awaitShutdown(dataDirectory, stopTimeout);
             // zonky logs rather than throws when pg_ctl stop fails; make sure nothing is left running.
             StalePostmaster.clear(dataDirectory, stopTimeout);
         } catch (IOException | RuntimeException failure) {

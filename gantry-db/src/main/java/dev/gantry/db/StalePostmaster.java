@@ -66,6 +66,15 @@ final class StalePostmaster {
         }
     }
 
+    /**
+     * Waits up to {@code timeout} for a server that was told to stop to finish: {@code pg_ctl stop} can return while
+     * the postmaster is still shutting down, and it removes its pid file last.
+     */
+    static void awaitShutdown(Path dataDirectory, Duration timeout) {
+        Path pidFile = dataDirectory.resolve(PID_FILE);
+        await(() -> !Files.exists(pidFile), timeout);
+    }
+
     private static void stop(ProcessHandle postmaster, Duration timeout) {
         postmaster.destroy();
         if (!await(() -> !isRunning(postmaster), timeout)) {
