@@ -158,9 +158,10 @@ public final class Queues implements AutoCloseable {
         for (int i = 0; i < n; i++) {
             out.add(new Enqueued(ids.get(i), true));
         }
-        batch.stream().map(NewMessage::queue).distinct().forEach(q -> {
+        batch.stream().collect(java.util.stream.Collectors.groupingBy(NewMessage::queue,
+                java.util.stream.Collectors.counting())).forEach((q, count) -> {
             wakeAfterCommit(h, q);
-            metrics.count(q, "enqueued", (int) batch.stream().filter(m -> m.queue().equals(q)).count());
+            metrics.count(q, "enqueued", count.intValue());
         });
         return out;
     }

@@ -111,60 +111,55 @@ class FaultsIT {
     @Test
     void stopping_and_restarting_the_database_mid_run_loses_nothing_and_completes_nothing_twice() throws Exception {
         List<Long> ids = enqueue(1_000, null);
-        Set<Long> active = ConcurrentHashMap.newKeySet();
-        Map<Long, Integer> handled = new ConcurrentHashMap<>();
-        AtomicInteger overlaps = new AtomicInteger();
-        Worker.Handler handler = m -> {
-            if (!active.add(m.id())) {
-                overlaps.incrementAndGet();
+        survivesOutage("restart", ids, 3, 250, 2_000, new Outage() {
+            @Override
+            public void begin() {
+                pg.stopServer();
             }
-            try {
-                Thread.sleep(20);
-                handled.merge(m.id(), 1, Integer::sum);
-            } finally {
-                active.remove(m.id());
-            }
-        };
-        List<Worker> workers = new ArrayList<>();
-        AutoCloseable maintenance = Shards.of(List.of(queues)).startMaintenance(Duration.ofMillis(500));
-        try {
-            for (String name : List.of("w1", "w2", "w3")) {
-                workers.add(Worker.start(queues, "jobs", handler, options(name, 3)));
-            }
-            await().atMost(Duration.ofSeconds(20)).until(() -> handled.size() >= 250);
-            pg.stopServer();
-            int doneAtStop = handled.size();
 
-            for (int i = 0; i < 3; i++) {
-                long start = System.nanoTime();
-                QueueUnavailableException refused = catchThrowableOfType(QueueUnavailableException.class,
-                        () -> queues.enqueue(NewMessage.to("jobs")));
-                long millis = (System.nanoTime() - start) / 1_000_000;
-                assertThat(refused).as("enqueue while the server is down").isNotNull();
-                assertThat(millis).as("time to refuse, ms").isLessThan(2_000);
+            @Override
+            public void end() throws InterruptedException {
+                Thread.sleep(2_000);
+                pg.startServer();
             }
-            Thread.sleep(2_000);
-            pg.startServer();
-            long back = System.nanoTime();
-            await().atMost(Duration.ofSeconds(40)).pollInterval(Duration.ofMillis(250)).ignoreExceptions()
-                    .until(() -> allDone(ids));
-            System.out.printf("restart: %d handled before the stop; all %d done %d ms after the server returned; "
-                            + "%d redelivered%n", doneAtStop, ids.size(), (System.nanoTime() - back) / 1_000_000,
-                    handled.values().stream().filter(n -> n > 1).count());
-        } finally {
-            workers.forEach(Worker::close);
-            maintenance.close();
-        }
-        assertThat(overlaps).as("deliveries of one message at once").hasValue(0);
-        assertThat(handled.keySet()).containsExactlyInAnyOrderElementsOf(ids);
-        assertCompletedOnce(ids);
+        });
         assertThat(CompletionAudit.messages(pool)).as("messages in the database").isEqualTo(ids.size());
     }
 
     @Test
     void a_hung_server_fails_enqueues_within_the_timeouts_and_the_queue_resumes_when_it_answers_again()
             throws Exception {
-        List<Long> ids = enqueue(300, null);
+        // A borrowed connection waits for the socket timeout; a new one for the login timeout; the pool gives up on
+        // a borrow after its own timeout. Never longer than the longest of them, plus slack.
+        long bound = TestPools.SOCKET_TIMEOUT.plus(TestPools.BORROW_TIMEOUT).toMillis() + 1_500;
+        survivesOutage("hung server", enqueue(300, null), 2, 60, bound, new Outage() {
+            @Override
+            public void begin() {
+                pg.freezeServer();
+            }
+
+            @Override
+            public void end() {
+                pg.thawServer();
+            }
+        });
+    }
+
+    /** A database fault that starts and ends in the middle of a run. */
+    private interface Outage {
+        void begin() throws Exception;
+
+        void end() throws Exception;
+    }
+
+    /**
+     * Runs {@code workers} workers (3 handlers each, 20 ms per message) with maintenance over {@code ids}; once
+     * {@code handledFirst} are handled, the outage begins and three enqueues must each be refused with
+     * {@link QueueUnavailableException} within {@code refusedWithinMs}; then it ends, and every message must be
+     * handled and completed exactly once, never two deliveries of one at once.
+     */
+    private void survivesOutage(String what, List<Long> ids, int workers, int handledFirst, long refusedWithinMs,
+                                Outage outage) throws Exception {
         Set<Long> active = ConcurrentHashMap.newKeySet();
         Map<Long, Integer> handled = new ConcurrentHashMap<>();
         AtomicInteger overlaps = new AtomicInteger();
@@ -179,37 +174,36 @@ class FaultsIT {
                 active.remove(m.id());
             }
         };
-        List<Worker> workers = new ArrayList<>();
+        List<Worker> running = new ArrayList<>();
         AutoCloseable maintenance = Shards.of(List.of(queues)).startMaintenance(Duration.ofMillis(500));
         try {
-            for (String name : List.of("w1", "w2")) {
-                workers.add(Worker.start(queues, "jobs", handler, options(name, 3)));
+            for (int w = 1; w <= workers; w++) {
+                running.add(Worker.start(queues, "jobs", handler, options("w" + w, 3)));
             }
-            await().atMost(Duration.ofSeconds(20)).until(() -> handled.size() >= 60);
-            pg.freezeServer();
+            await().atMost(Duration.ofSeconds(20)).until(() -> handled.size() >= handledFirst);
+            outage.begin();
+            int doneBefore = handled.size();
             try {
-                // A borrowed connection waits for the socket timeout; a new one for the login timeout; the pool
-                // gives up on a borrow after its own timeout. Never longer than the longest of them, plus slack.
-                long bound = TestPools.SOCKET_TIMEOUT.plus(TestPools.BORROW_TIMEOUT).toMillis() + 1_500;
                 for (int i = 0; i < 3; i++) {
                     long start = System.nanoTime();
                     QueueUnavailableException refused = catchThrowableOfType(QueueUnavailableException.class,
                             () -> queues.enqueue(NewMessage.to("jobs")));
                     long millis = (System.nanoTime() - start) / 1_000_000;
-                    System.out.printf("hung server: enqueue refused after %d ms%n", millis);
-                    assertThat(refused).as("enqueue while the server is hung").isNotNull();
-                    assertThat(millis).as("time to refuse, ms").isLessThan(bound);
+                    System.out.printf("%s: enqueue refused after %d ms%n", what, millis);
+                    assertThat(refused).as("enqueue during the outage").isNotNull();
+                    assertThat(millis).as("time to refuse, ms").isLessThan(refusedWithinMs);
                 }
             } finally {
-                pg.thawServer();
+                outage.end();
             }
             long back = System.nanoTime();
             await().atMost(Duration.ofSeconds(40)).pollInterval(Duration.ofMillis(250)).ignoreExceptions()
                     .until(() -> allDone(ids));
-            System.out.printf("hung server: all %d done %d ms after it answered again; %d redelivered%n", ids.size(),
-                    (System.nanoTime() - back) / 1_000_000, handled.values().stream().filter(n -> n > 1).count());
+            System.out.printf("%s: %d handled before the outage; all %d done %d ms after it ended; %d redelivered%n",
+                    what, doneBefore, ids.size(), (System.nanoTime() - back) / 1_000_000,
+                    handled.values().stream().filter(n -> n > 1).count());
         } finally {
-            workers.forEach(Worker::close);
+            running.forEach(Worker::close);
             maintenance.close();
         }
         assertThat(overlaps).as("deliveries of one message at once").hasValue(0);
