@@ -77,7 +77,7 @@ class PipelinesIT {
         String id = pipeline.get("id").asText();
         assertThat(UUID.fromString(id)).isNotNull();
         assertThat(pipeline.get("number").asLong()).isEqualTo(1);
-        assertThat(pipeline.get("state").asText()).isEqualTo("created");
+        assertThat(pipeline.get("state").asText()).isEqualTo("pending");
         assertThat(pipeline.get("created_at").asText()).endsWith("Z");
         List<Message> planned = queues.claim("pipeline-plan", "test", 10);
         assertThat(planned).singleElement().satisfies(message -> {
@@ -100,7 +100,7 @@ class PipelinesIT {
         JsonNode pipeline = read.json();
         assertThat(pipeline.get("id").asText()).isEqualTo(id);
         assertThat(pipeline.get("number").asLong()).isEqualTo(1);
-        assertThat(pipeline.get("state").asText()).isEqualTo("created");
+        assertThat(pipeline.get("state").asText()).isEqualTo("pending");
         assertThat(pipeline.get("project_slug").asText()).isEqualTo("gantry/acme/app");
         assertThat(pipeline.get("created_at").asText()).isEqualTo(pipeline.get("updated_at").asText());
         assertThat(pipeline.get("vcs")).isEqualTo(json("""

@@ -42,6 +42,18 @@ public final class PlanJson {
             workflows.add(wf);
         }
         root.put("workflows", workflows);
+        return text(root);
+    }
+
+    /**
+     * One job as JSON text ending in a newline, in the form {@link #write} gives each job of a plan: what the server
+     * stores for a job and hands its agent.
+     */
+    public static String writeJob(PlanJob job) {
+        return text(job(job));
+    }
+
+    private static String text(Map<String, Object> root) {
         StringWriter out = new StringWriter();
         try (JsonGenerator gen = FACTORY.createGenerator(out)) {
             gen.setPrettyPrinter(new Printer());

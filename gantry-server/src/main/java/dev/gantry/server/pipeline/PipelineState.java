@@ -3,12 +3,13 @@ package dev.gantry.server.pipeline;
 import java.util.Arrays;
 
 /**
- * A pipeline's state, with CircleCI's words. A trigger makes it {@link #CREATED}; the plan builder moves it on. The
- * database accepts all of CircleCI's pipeline states ({@code created}, {@code errored}, {@code setup-pending},
- * {@code setup}, {@code pending}); a state joins this enum when code sets it.
+ * A pipeline's state, with CircleCI's words. A trigger makes it {@link #PENDING}; the plan builder makes it
+ * {@link #CREATED} once its workflows are stored, or {@link #ERRORED} when its config cannot be had or compiled. The
+ * database accepts all of CircleCI's pipeline states (also {@code setup-pending} and {@code setup}); a state joins
+ * this enum when code sets it.
  */
 public enum PipelineState {
-    CREATED("created");
+    PENDING("pending"), CREATED("created"), ERRORED("errored");
 
     private final String label;
 
@@ -21,7 +22,7 @@ public enum PipelineState {
         return label;
     }
 
-    static PipelineState ofLabel(String label) {
+    public static PipelineState ofLabel(String label) {
         return Arrays.stream(values()).filter(state -> state.label.equals(label)).findFirst()
                 .orElseThrow(() -> new IllegalStateException("unknown pipeline state '" + label + "'"));
     }

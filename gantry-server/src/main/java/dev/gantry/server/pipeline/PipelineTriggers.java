@@ -84,7 +84,7 @@ public final class PipelineTriggers {
         long number = projects.claimPipelineNumber(project.id()).orElseThrow(() ->
                 new IllegalStateException("project " + slug + " vanished during a trigger"));
         Instant now = clock.instant().truncatedTo(ChronoUnit.MICROS);
-        Pipeline pipeline = new Pipeline(UUID.randomUUID(), slug, number, PipelineState.CREATED, request.ref(),
+        Pipeline pipeline = new Pipeline(UUID.randomUUID(), slug, number, PipelineState.PENDING, request.ref(),
                 request.revision(), request.parameters(), now, now);
         pipelines.insert(pipeline.id(), project.id(), number, pipeline.state().label(), request.ref().branch(),
                 request.ref().tag(), request.revision(), Json.write(request.parameters()),

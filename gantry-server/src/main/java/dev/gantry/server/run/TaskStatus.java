@@ -1,0 +1,58 @@
+package dev.gantry.server.run;
+
+import java.util.Arrays;
+import java.util.Collection;
+
+/** The status of one parallel node of a job, as an agent runs it. */
+public enum TaskStatus {
+    QUEUED("queued", false),
+    RUNNING("running", false),
+    SUCCESS("success", true),
+    FAILED("failed", true),
+    CANCELED("canceled", true),
+    /** Its agent stopped heartbeating before it finished. */
+    INFRASTRUCTURE_FAIL("infrastructure_fail", true);
+
+    private final String word;
+    private final boolean terminal;
+
+    TaskStatus(String word, boolean terminal) {
+        this.word = word;
+        this.terminal = terminal;
+    }
+
+    public String word() {
+        return word;
+    }
+
+    public boolean terminal() {
+        return terminal;
+    }
+
+    public static TaskStatus ofWord(String word) {
+        return Arrays.stream(values()).filter(s -> s.word.equals(word)).findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("unknown task status '" + word + "'"));
+    }
+
+    /**
+     * The status of a job whose tasks have all ended: a lost agent outranks a user failure (the retry reruns every
+     * node), a failure outranks a cancel, and success needs every node to succeed.
+     *
+     * @throws IllegalArgumentException if a task has not ended, or there are none
+     */
+    public static JobStatus jobOutcome(Collection<TaskStatus> tasks) {
+        if (tasks.isEmpty() || tasks.stream().anyMatch(t -> !t.terminal)) {
+            throw new IllegalArgumentException("a job's outcome needs every task ended, got " + tasks);
+        }
+        if (tasks.contains(INFRASTRUCTURE_FAIL)) {
+            return JobStatus.INFRASTRUCTURE_FAIL;
+        }
+        if (tasks.contains(FAILED)) {
+            return JobStatus.FAILED;
+        }
+        if (tasks.contains(CANCELED)) {
+            return JobStatus.CANCELED;
+        }
+        return JobStatus.SUCCESS;
+    }
+}
