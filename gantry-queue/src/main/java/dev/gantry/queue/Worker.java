@@ -249,8 +249,11 @@ public final class Worker implements AutoCloseable {
     }
 
     private void fail(Message m, Exception cause) {
+        boolean fatal = cause instanceof FatalFailure;
+        // The message keeps the reason too, but an operator reads the log first.
+        log.warn("queue {}: message {} attempt {} failed ({}): {}", queue, m.id(), m.attempt(),
+                fatal ? "fatal" : "will retry", cause.toString(), fatal ? null : cause);
         try {
-            boolean fatal = cause instanceof FatalFailure;
             queues.fail(m, cause.getClass().getSimpleName() + ": " + cause.getMessage(), !fatal);
         } catch (QueueException e) {
             log.warn("queue {}: could not record the failure of message {}: {}", queue, m.id(), e.getMessage());

@@ -5,9 +5,13 @@ import dev.gantry.db.DatabaseSettings;
 import dev.gantry.queue.QueueSettings;
 import dev.gantry.queue.Queues;
 import dev.gantry.queue.Shards;
+import dev.gantry.queue.Worker;
 import dev.gantry.server.auth.AdminAuthentication;
 import dev.gantry.server.auth.ServerTokens;
 import dev.gantry.server.auth.TokenKind;
+import dev.gantry.server.orchestrator.WorkflowAdvancer;
+import dev.gantry.server.orchestrator.WorkflowCommands;
+import dev.gantry.server.orchestrator.WorkflowRoutes;
 import dev.gantry.server.pipeline.PipelineRoutes;
 import dev.gantry.server.pipeline.PipelineTriggers;
 import dev.gantry.server.project.ProjectRoutes;
@@ -54,16 +58,17 @@ public final class GantryServer implements AutoCloseable {
 
     private final Javalin http;
     private final Queues queues;
-    private final AutoCloseable queueMaintenance;
+    /** What runs on the queue, in the order it stops: the workers, then the queue's maintenance. */
+    private final List<AutoCloseable> queueLoops;
     private final Database ownedDatabase;
     private final ServerTokens tokens;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    private GantryServer(Javalin http, Queues queues, AutoCloseable queueMaintenance, Database ownedDatabase,
+    private GantryServer(Javalin http, Queues queues, List<AutoCloseable> queueLoops, Database ownedDatabase,
                          ServerTokens tokens) {
         this.http = http;
         this.queues = queues;
-        this.queueMaintenance = queueMaintenance;
+        this.queueLoops = queueLoops;
         this.ownedDatabase = ownedDatabase;
         this.tokens = tokens;
     }
@@ -106,16 +111,20 @@ public final class GantryServer implements AutoCloseable {
         Queues queues = startQueues(dataSource);
         // One database is one shard; Shards runs the maintenance loop the queue needs from some process.
         AutoCloseable queueMaintenance = Shards.of(List.of(queues)).startMaintenance(QUEUE_MAINTENANCE_EVERY);
+        Runnable tasksQueued = () -> { };
+        Worker orchestrator = WorkflowAdvancer.start(queues, new WorkflowAdvancer(jdbi, clock, tasksQueued));
         try {
             Javalin http = HttpApi.create(settings.port(), new AdminAuthentication(tokens.hash(TokenKind.ADMIN)),
                     new ProjectRoutes(new Projects(jdbi, clock)),
-                    new PipelineRoutes(new PipelineTriggers(jdbi, queues, clock)));
+                    new PipelineRoutes(new PipelineTriggers(jdbi, queues, clock)),
+                    new WorkflowRoutes(new WorkflowCommands(jdbi, clock, tasksQueued)));
             startHttp(http, settings);
-            GantryServer server = new GantryServer(http, queues, queueMaintenance, owned, tokens);
+            GantryServer server = new GantryServer(http, queues, List.of(orchestrator, queueMaintenance), owned,
+                    tokens);
             LOG.info("Gantry listening on {}", server.url());
             return server;
         } catch (RuntimeException failure) {
-            closeQuietly(queueMaintenance);
+            closeQuietly(List.of(orchestrator, queueMaintenance));
             queues.close();
             throw failure;
         }
@@ -168,7 +177,7 @@ public final class GantryServer implements AutoCloseable {
             http.stop();
         } finally {
             try {
-                closeQuietly(queueMaintenance);
+                closeQuietly(queueLoops);
                 queues.close();
             } finally {
                 if (ownedDatabase != null) {
@@ -178,12 +187,14 @@ public final class GantryServer implements AutoCloseable {
         }
     }
 
-    private static void closeQuietly(AutoCloseable maintenance) {
-        try {
-            maintenance.close();
-        } catch (Exception e) {
-            // The loop's close only waits for a turn under way; failing to is no reason to keep the rest running.
-            LOG.warn("Stopping the queue maintenance failed", e);
+    private static void closeQuietly(List<AutoCloseable> loops) {
+        for (AutoCloseable loop : loops) {
+            try {
+                loop.close();
+            } catch (Exception e) {
+                // A loop's close only waits for the work under way; failing to is no reason to keep the rest running.
+                LOG.warn("Stopping {} failed", loop, e);
+            }
         }
     }
 }

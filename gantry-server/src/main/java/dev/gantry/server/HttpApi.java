@@ -3,6 +3,7 @@ package dev.gantry.server;
 import dev.gantry.server.auth.AdminAuthentication;
 import dev.gantry.server.http.ErrorResponses;
 import dev.gantry.server.http.JsonBody;
+import dev.gantry.server.orchestrator.WorkflowRoutes;
 import dev.gantry.server.pipeline.PipelineRoutes;
 import dev.gantry.server.project.ProjectRoutes;
 import io.javalin.Javalin;
@@ -15,7 +16,7 @@ final class HttpApi {
 
     /** A Javalin instance for {@link ServerSettings#HOST} and {@code port}, not started yet. */
     static Javalin create(int port, AdminAuthentication authentication, ProjectRoutes projects,
-                          PipelineRoutes pipelines) {
+                          PipelineRoutes pipelines, WorkflowRoutes workflows) {
         ErrorResponses errors = new ErrorResponses();
         return Javalin.create(config -> {
             config.jetty.host = ServerSettings.HOST;
@@ -30,6 +31,9 @@ final class HttpApi {
             config.routes.get("/api/v2/project/{vcs}/{org}/{name}", projects::get);
             config.routes.post("/api/v2/project/{vcs}/{org}/{name}/pipeline", pipelines::trigger);
             config.routes.get("/api/v2/pipeline/{id}", pipelines::get);
+            config.routes.post("/api/v2/workflow/{id}/cancel", workflows::cancel);
+            config.routes.post("/api/v2/workflow/{id}/rerun", workflows::rerun);
+            config.routes.post("/api/v2/workflow/{id}/approve/{approval_request_id}", workflows::approve);
 
             // Javalin answers its own exceptions (no route, wrong method) itself unless a handler names their class.
             config.routes.exception(HttpResponseException.class, errors::handle);

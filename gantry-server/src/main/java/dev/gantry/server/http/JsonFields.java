@@ -52,6 +52,16 @@ public final class JsonFields {
         });
     }
 
+    /** The boolean field {@code name}, if it is there. */
+    public Optional<Boolean> optionalBoolean(String name) {
+        return present(name).map(value -> {
+            if (!value.isBoolean()) {
+                throw ApiException.invalid(name, "\"" + name + "\" must be true or false");
+            }
+            return value.booleanValue();
+        });
+    }
+
     /** The object field {@code name}, if it is there. */
     public Optional<ObjectNode> optionalObject(String name) {
         return present(name).map(value -> {

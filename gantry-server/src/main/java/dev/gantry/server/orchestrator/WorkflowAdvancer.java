@@ -1,0 +1,86 @@
+package dev.gantry.server.orchestrator;
+
+import dev.gantry.queue.Message;
+import dev.gantry.queue.Queues;
+import dev.gantry.queue.Worker;
+import dev.gantry.server.run.JobStatus;
+import dev.gantry.server.run.Orchestration;
+import java.time.InstantSource;
+import java.time.OffsetDateTime;
+import java.util.UUID;
+import org.jdbi.v3.core.Handle;
+import org.jdbi.v3.core.Jdbi;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The orchestrator's worker: takes {@link Orchestration#ADVANCE_QUEUE} messages and, for each, applies
+ * {@link Advance#decide} to the workflow under its row lock in one transaction: unblocks jobs (queuing one task per
+ * parallel node), retries lost jobs as new jobs, and settles the workflow's status. After the commit it tells the
+ * agents' claim loop that tasks are waiting. A crash before the commit leaves the message to be delivered again.
+ */
+public final class WorkflowAdvancer implements Worker.Handler {
+    private static final Logger LOG = LoggerFactory.getLogger(WorkflowAdvancer.class);
+
+    private final Jdbi jdbi;
+    private final InstantSource clock;
+    private final Runnable tasksQueued;
+
+    /** @param tasksQueued called after a commit that queued tasks, to wake agents waiting for work */
+    public WorkflowAdvancer(Jdbi jdbi, InstantSource clock, Runnable tasksQueued) {
+        this.jdbi = jdbi;
+        this.clock = clock;
+        this.tasksQueued = tasksQueued;
+    }
+
+    /** Starts a worker on the advance queue. */
+    public static Worker start(Queues queues, WorkflowAdvancer advancer) {
+        return Worker.start(queues, Orchestration.ADVANCE_QUEUE, advancer,
+                Worker.Options.named("orchestrator", 4));
+    }
+
+    @Override
+    public void handle(Message message) {
+        UUID workflowId = UUID.fromString(message.payload());
+        boolean queued = jdbi.inTransaction(h -> advance(h, workflowId, Times.now(clock)));
+        if (queued) {
+            tasksQueued.run();
+        }
+    }
+
+    /** Advances the workflow within {@code h}'s transaction; true if tasks were queued. */
+    static boolean advance(Handle h, UUID workflowId, OffsetDateTime now) {
+        OrchestratorDao dao = h.attach(OrchestratorDao.class);
+        OrchestratorDao.Workflow workflow = dao.lockWorkflow(workflowId).orElse(null);
+        if (workflow == null) {
+            LOG.warn("Advance of workflow {} skipped: there is no such workflow", workflowId);
+            return false;
+        }
+        Advance.Decision decision = Advance.decide(workflow.status(), dao.jobs(workflowId));
+        if (!decision.changes(workflow.status())) {
+            return false;
+        }
+        boolean queued = false;
+        for (Advance.Transition t : decision.transitions()) {
+            if (dao.unblock(t.jobId(), t.to().word(), now) != 1) {
+                throw new IllegalStateException("job " + t.jobId() + " left 'blocked' under its workflow's lock");
+            }
+            if (t.to() == JobStatus.QUEUED) {
+                dao.queueTasks(t.jobId(), now);
+                queued = true;
+            }
+        }
+        for (Advance.Job lost : decision.retries()) {
+            UUID retry = UUID.randomUUID();
+            dao.copyJob(retry, lost.id(), workflowId, dao.claimJobNumber(workflow.projectId()), 2,
+                    JobStatus.QUEUED.word(), false, now);
+            dao.queueTasks(retry, now);
+            queued = true;
+            LOG.info("Job {} of workflow {} lost its agent; retrying it as job {}", lost.name(), workflowId, retry);
+        }
+        if (decision.status() != workflow.status()) {
+            dao.setStatus(workflowId, decision.status().word(), decision.status().terminal(), now);
+        }
+        return queued;
+    }
+}
