@@ -8,7 +8,6 @@ import dev.gantry.server.ServerException;
 import dev.gantry.server.ServerSettings;
 import dev.gantry.server.auth.TokenKind;
 import java.io.PrintWriter;
-import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
@@ -42,15 +41,8 @@ final class ServerCommand implements Callable<Integer> {
         }
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        GantryServer server;
-        try {
-            Map<String, String> environment = System.getenv();
-            ServerSettings settings = ServerSettings.fromEnvironment(environment);
-            server = GantryServer.start(port == null ? settings : settings.withPort(port),
-                    DatabaseSettings.fromEnvironment(environment));
-        } catch (ServerException | DatabaseException | QueueException e) {
-            err.println("gantry server: " + e.getMessage());
-            err.flush();
+        GantryServer server = start(port, err);
+        if (server == null) {
             return 1;
         }
         CountDownLatch closed = new CountDownLatch(1);
@@ -64,5 +56,21 @@ final class ServerCommand implements Callable<Integer> {
         out.flush();
         closed.await();
         return 0;
+    }
+
+    /**
+     * Starts a server on {@code port} (null: from the environment) and the database the environment names, or
+     * reports why it cannot on {@code err} and returns null.
+     */
+    static GantryServer start(Integer port, PrintWriter err) {
+        try {
+            ServerSettings settings = ServerSettings.fromEnvironment(System.getenv());
+            return GantryServer.start(port == null ? settings : settings.withPort(port),
+                    DatabaseSettings.fromEnvironment(System.getenv()));
+        } catch (ServerException | DatabaseException | QueueException e) {
+            err.println("gantry server: " + e.getMessage());
+            err.flush();
+            return null;
+        }
     }
 }

@@ -142,7 +142,7 @@ class CliTest {
         collect(GantryCommand.commandLine(), new ArrayList<>(), paths);
 
         assertThat(paths).extracting(p -> String.join(" ", p))
-                .contains("", "config", "config validate", "config process", "server", "help");
+                .contains("", "config", "config validate", "config process", "server", "up", "run", "help");
         for (List<String> path : paths) {
             List<String> args = new ArrayList<>(path);
             args.add("--help");

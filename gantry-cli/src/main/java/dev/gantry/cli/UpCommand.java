@@ -1,0 +1,127 @@
+package dev.gantry.cli;
+
+import dev.gantry.cli.client.GantryClient;
+import dev.gantry.cli.client.GantryClientException;
+import dev.gantry.cli.client.PipelineFollower;
+import dev.gantry.server.GantryServer;
+import dev.gantry.server.ServerSettings;
+import dev.gantry.server.auth.TokenKind;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code gantry up}: everything a newcomer needs in one command. Starts the server on its embedded PostgreSQL and
+ * one local agent (a child process), makes the bundled example project a git repository and registers it, triggers
+ * its pipeline, follows it on the terminal, and keeps running until Ctrl-C.
+ */
+@Command(name = "up", mixinStandardHelpOptions = true, versionProvider = GantryCommand.ManifestVersion.class,
+        description = {"Start Gantry with a local agent, run the example pipeline, and keep running until Ctrl-C.",
+            "The server uses GANTRY_DATABASE_URL, else the embedded PostgreSQL under GANTRY_HOME (default ~/.gantry)."})
+final class UpCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--port", paramLabel = "N",
+            description = "HTTP port on " + ServerSettings.HOST + "; 0 picks a free one. Default: "
+                    + ServerSettings.PORT_VARIABLE + ", else " + ServerSettings.DEFAULT_PORT + ".")
+    Integer port;
+
+    @Option(names = "--agent-cpu", paramLabel = "N", defaultValue = "4",
+            description = "CPUs the local agent offers (default ${DEFAULT-VALUE}: the example's small jobs take one "
+                    + "each, so four run at once).")
+    int agentCpu;
+
+    @Option(names = "--agent-memory", paramLabel = "GB", defaultValue = "8",
+            description = "Memory in GB the local agent offers (default ${DEFAULT-VALUE}).")
+    int agentMemoryGb;
+
+    @Option(names = "--no-example", description = "Start the server and the agent only.")
+    boolean noExample;
+
+    @Override
+    public Integer call() throws InterruptedException {
+        if (port != null && !ServerSettings.validPort(port)) {
+            throw new ParameterException(spec.commandLine(), "--port " + ServerSettings.PORT_RULE + ", got " + port);
+        }
+        if (agentCpu < 1 || agentMemoryGb < 1) {
+            throw new ParameterException(spec.commandLine(), "--agent-cpu and --agent-memory must be at least 1");
+        }
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        GantryServer server = ServerCommand.start(port, err);
+        if (server == null) {
+            return 1;
+        }
+        Path home = server.tokenFile(TokenKind.ADMIN).getParent(); // the token files live in GANTRY_HOME
+        LocalAgent agent;
+        try {
+            agent = LocalAgent.start(server.url(), server.tokenFile(TokenKind.AGENT), home, agentCpu, agentMemoryGb);
+        } catch (IOException | RuntimeException e) {
+            err.println("gantry up: the local agent did not start: " + e.getMessage());
+            server.close();
+            return 1;
+        }
+        CountDownLatch closed = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            agent.close();
+            server.close();
+            closed.countDown();
+        }, "gantry-up-shutdown"));
+        String token = read(server.tokenFile(TokenKind.ADMIN));
+        out.println("Gantry listening on " + server.url());
+        out.println("Admin API token: " + token + " (also in " + server.tokenFile(TokenKind.ADMIN) + ")");
+        out.println("Local agent: " + agentCpu + " CPUs, " + agentMemoryGb + " GB; its log is " + agent.log());
+        out.flush();
+        if (!noExample) {
+            try {
+                runExample(new GantryClient(server.url(), token), home, out);
+            } catch (GantryClientException | IllegalStateException e) {
+                err.println("gantry up: the example pipeline could not run: " + e.getMessage());
+                err.flush();
+            }
+        }
+        out.println("Gantry keeps running. Run your own repository's pipeline with: bin/gantry run DIR");
+        out.println("Press Ctrl-C to stop.");
+        out.flush();
+        closed.await();
+        return 0;
+    }
+
+    private static void runExample(GantryClient client, Path home, PrintWriter out) throws InterruptedException {
+        Path repository = ExampleProject.ensure(home);
+        String slug = Projects.ensure(client, "local", ExampleProject.NAME, repository);
+        GantryClient.Answer triggered = client.post("/api/v2/project/" + slug + "/pipeline", Map.of("branch", "main"));
+        if (!triggered.ok()) {
+            throw new GantryClientException("triggering " + slug + ": " + triggered.message());
+        }
+        String pipeline = triggered.json().path("id").asText();
+        out.println();
+        out.println("Triggered pipeline " + triggered.json().path("number").asText() + " of " + slug + " ("
+                + repository + "). Follow it elsewhere with:");
+        out.println("  curl -H \"Circle-Token: $(cat " + home.resolve("admin-token") + ")\" " + client.server()
+                + "/api/v2/pipeline/" + pipeline + "/workflow");
+        out.println();
+        out.flush();
+        boolean success = new PipelineFollower(client, out).follow(slug, pipeline);
+        out.println(success ? "The example pipeline succeeded." : "The example pipeline did not succeed.");
+        out.println();
+    }
+
+    private static String read(Path tokenFile) {
+        try {
+            return Files.readString(tokenFile).strip();
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot read " + tokenFile + ": " + e.getMessage(), e);
+        }
+    }
+}
