@@ -29,6 +29,8 @@ final class HttpApi {
             config.routes.post("/api/v2/project", projects::create);
             config.routes.get("/api/v2/project", projects::list);
             config.routes.get("/api/v2/project/{vcs}/{org}/{name}", projects::get);
+            config.routes.get("/api/v2/project/{vcs}/{org}/{name}/settings", projects::settings);
+            config.routes.patch("/api/v2/project/{vcs}/{org}/{name}/settings", projects::updateSettings);
             config.routes.post("/api/v2/project/{vcs}/{org}/{name}/pipeline", pipelines::trigger);
             config.routes.get("/api/v2/pipeline/{id}", pipelines::get);
             config.routes.post("/api/v2/workflow/{id}/cancel", workflows::cancel);

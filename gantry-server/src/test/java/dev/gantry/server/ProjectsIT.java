@@ -272,6 +272,30 @@ class ProjectsIT {
         assertThat(answer.body()).doesNotContain("project", "SQL", "relation", "Exception", "at dev.gantry");
     }
 
+    @Test
+    void settings_read_back_and_change_only_what_a_patch_names() {
+        server.createProject("acme", "app");
+        String settings = "/api/v2/project/gantry/acme/app/settings";
+        assertThat(api.get(settings).json().toString()).isEqualTo("{\"advanced\":{\"autocancel_builds\":false}}");
+
+        ApiClient.Answer patched = api.send("PATCH", settings, HttpRequest.BodyPublishers.ofString(
+                "{\"advanced\": {\"autocancel_builds\": true}}"), "Content-Type", "application/json");
+        assertThat(patched.status()).as(patched.body()).isEqualTo(200);
+        assertThat(patched.json().at("/advanced/autocancel_builds").asBoolean()).isTrue();
+        ApiClient.Answer unchanged = api.send("PATCH", settings, HttpRequest.BodyPublishers.ofString(
+                "{\"advanced\": {}}"), "Content-Type", "application/json");
+        assertThat(unchanged.json().at("/advanced/autocancel_builds").asBoolean()).isTrue();
+
+        ApiClient.Answer wrongType = api.send("PATCH", settings, HttpRequest.BodyPublishers.ofString(
+                "{\"advanced\": {\"autocancel_builds\": \"yes\"}}"), "Content-Type", "application/json");
+        assertThat(wrongType.status()).isEqualTo(400);
+        assertThat(wrongType.text("message")).contains("autocancel_builds");
+        ApiClient.Answer unknownField = api.send("PATCH", settings, HttpRequest.BodyPublishers.ofString(
+                "{\"advanced\": {\"build_fork_prs\": true}}"), "Content-Type", "application/json");
+        assertThat(unknownField.status()).isEqualTo(400);
+        assertThat(api.get("/api/v2/project/gantry/acme/other/settings").status()).isEqualTo(404);
+    }
+
     private static List<String> slugsOf(ApiClient.Answer list) {
         List<String> slugs = new ArrayList<>();
         list.json().get("items").forEach(item -> slugs.add(item.get("slug").asText()));

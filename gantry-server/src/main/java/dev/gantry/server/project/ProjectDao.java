@@ -63,6 +63,17 @@ public interface ProjectDao {
             """)
     Optional<Long> claimPipelineNumber(UUID id);
 
+    /** Whether the project auto-cancels redundant workflows; empty when there is no such project. */
+    @SqlQuery("SELECT auto_cancel_redundant FROM gantry.project WHERE organization = :organization AND name = :name")
+    Optional<Boolean> autoCancelRedundant(String organization, String name);
+
+    /** @return false when there is no such project */
+    @SqlUpdate("""
+            UPDATE gantry.project SET auto_cancel_redundant = :enabled
+            WHERE organization = :organization AND name = :name
+            """)
+    boolean setAutoCancelRedundant(String organization, String name, boolean enabled);
+
     /** Reads the columns the queries above select. */
     final class ProjectMapper implements RowMapper<Project> {
         @Override

@@ -6,8 +6,10 @@ import dev.gantry.server.http.JsonBody;
 import dev.gantry.server.http.JsonFields;
 import dev.gantry.server.http.ListJson;
 import dev.gantry.server.http.PageToken;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.javalin.http.Context;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * {@code POST /api/v2/project}, {@code GET /api/v2/project} and {@code GET /api/v2/project/{vcs}/{org}/{name}}.
@@ -31,6 +33,21 @@ public final class ProjectRoutes {
         ProjectSlug slug = slugOf(ctx);
         Project project = projects.find(slug).orElseThrow(() -> unknown(slug.toString()));
         Json.respond(ctx, 200, ProjectJson.of(project));
+    }
+
+    /** {@code GET …/settings}: the project's settings, shaped as CircleCI's. */
+    public void settings(Context ctx) {
+        Json.respond(ctx, 200, ProjectSettings.json(projects.settings(slugOf(ctx), Optional.empty())));
+    }
+
+    /** {@code PATCH …/settings} with {@code {"advanced": {"autocancel_builds": true}}}: changes what it names. */
+    public void updateSettings(Context ctx) {
+        ObjectNode advanced = JsonFields.of(JsonBody.readObject(ctx), Set.of(ProjectSettings.ADVANCED))
+                .optionalObject(ProjectSettings.ADVANCED).orElseThrow(() -> ApiException.invalid(
+                        ProjectSettings.ADVANCED, "\"" + ProjectSettings.ADVANCED + "\" is required"));
+        Optional<Boolean> autoCancel = JsonFields.of(advanced, Set.of(ProjectSettings.AUTOCANCEL_BUILDS))
+                .optionalBoolean(ProjectSettings.AUTOCANCEL_BUILDS);
+        Json.respond(ctx, 200, ProjectSettings.json(projects.settings(slugOf(ctx), autoCancel)));
     }
 
     /** A page of projects in slug order; {@code ?page-token=} continues where the previous page ended. */

@@ -70,6 +70,23 @@ public final class Projects {
         return new Page(List.copyOf(page), Optional.of(PageToken.after(last.organization(), last.name())));
     }
 
+    /**
+     * The project's settings; {@code autoCancel}, when present, is set first.
+     *
+     * @throws ApiException 404 if there is no such project
+     */
+    ProjectSettings settings(ProjectSlug slug, Optional<Boolean> autoCancel) {
+        return jdbi.inTransaction(h -> {
+            ProjectDao projects = h.attach(ProjectDao.class);
+            if (autoCancel.isPresent()
+                    && !projects.setAutoCancelRedundant(slug.organization(), slug.name(), autoCancel.get())) {
+                throw ProjectRoutes.unknown(slug.toString());
+            }
+            return new ProjectSettings(projects.autoCancelRedundant(slug.organization(), slug.name())
+                    .orElseThrow(() -> ProjectRoutes.unknown(slug.toString())));
+        });
+    }
+
     private static ProjectSlug position(String token) {
         List<String> position = PageToken.decode(token, 2).position();
         if (!ProjectSlug.validPart(position.get(0)) || !ProjectSlug.validPart(position.get(1))) {

@@ -1,0 +1,145 @@
+package dev.gantry.cli;
+
+import dev.gantry.cli.client.GantryClient;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Gantry as real processes for end-to-end tests: a server ({@code gantry server}) on a test database and a fixed
+ * port, so it can be killed with SIGKILL and started again where agents find it, and agents
+ * ({@code gantry agent}), each a process of its own. Every process logs to {@code home/logs}; {@link #close()}
+ * kills whatever still runs, with its descendants.
+ */
+final class GantryProcesses implements AutoCloseable {
+    private static final Duration START_TIMEOUT = Duration.ofSeconds(90);
+
+    private final Path home;
+    private final Map<String, String> environment;
+    private final int port;
+    private final List<Process> processes = new ArrayList<>();
+    private Process server;
+    private int serverStarts;
+
+    /**
+     * @param databaseUrl the test database ({@code GANTRY_DATABASE_URL})
+     * @param settings    further environment for the server, such as a short agent lease timeout
+     */
+    GantryProcesses(Path home, String databaseUrl, Map<String, String> settings) {
+        this.home = home;
+        this.port = freePort();
+        this.environment = new HashMap<>(settings);
+        environment.put("GANTRY_HOME", home.toString());
+        environment.put("GANTRY_DATABASE_URL", databaseUrl);
+    }
+
+    URI url() {
+        return URI.create("http://127.0.0.1:" + port);
+    }
+
+    /** Starts the server and waits until it answers HTTP. */
+    void startServer() {
+        server = start("server-" + ++serverStarts, List.of("server", "--port", Integer.toString(port)));
+        long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
+        while (System.nanoTime() < deadline) {
+            if (!server.isAlive()) {
+                throw new IllegalStateException("the server exited with " + server.exitValue() + "; see "
+                        + log("server-" + serverStarts));
+            }
+            try {
+                if (Files.exists(home.resolve("admin-token")) && admin().get("/api/v2/project").ok()) {
+                    return;
+                }
+            } catch (RuntimeException notYet) {
+                // not listening yet
+            }
+            sleep(200);
+        }
+        throw new IllegalStateException("the server did not answer within " + START_TIMEOUT);
+    }
+
+    /** Kills the server with SIGKILL: no shutdown hook runs, nothing is flushed or closed. */
+    void killServer() {
+        kill(server);
+    }
+
+    /** Starts agent {@code name} offering {@code cpu} CPUs and 8 GB. */
+    Process startAgent(String name, int cpu) {
+        return start("agent-" + name, List.of("agent", "--server", url().toString(), "--token-file",
+                home.resolve("agent-token").toString(), "--cpu", Integer.toString(cpu), "--memory", "8",
+                "--name", name, "--work-dir", home.resolve("work-" + name).toString()));
+    }
+
+    /** Kills {@code process} and its descendants (a job's steps) with SIGKILL and waits for it. */
+    void kill(Process process) {
+        process.descendants().forEach(ProcessHandle::destroyForcibly);
+        process.destroyForcibly();
+        try {
+            process.waitFor(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** A client with the admin token. */
+    GantryClient admin() {
+        try {
+            return new GantryClient(url(), Files.readString(home.resolve("admin-token")).strip());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    Path log(String name) {
+        return home.resolve("logs").resolve(name + ".log");
+    }
+
+    private Process start(String name, List<String> arguments) {
+        List<String> command = new ArrayList<>(List.of(
+                ProcessHandle.current().info().command().orElse("java"),
+                "-cp", System.getProperty("java.class.path"), Main.class.getName()));
+        command.addAll(arguments);
+        try {
+            Files.createDirectories(home.resolve("logs"));
+            ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(log(name).toFile()));
+            builder.environment().putAll(environment);
+            Process process = builder.start();
+            processes.add(process);
+            return process;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot start " + name, e);
+        }
+    }
+
+    private static int freePort() {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+    }
+
+    @Override
+    public void close() {
+        processes.forEach(this::kill);
+    }
+}
