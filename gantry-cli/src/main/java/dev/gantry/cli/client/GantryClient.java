@@ -53,6 +53,24 @@ public final class GantryClient {
         return send(request(path).GET());
     }
 
+    /** A GET whose answer is text (job output); throws unless it is 200. */
+    public String getText(String path) {
+        try {
+            HttpResponse<String> response = http.send(request(path).GET().build(),
+                    HttpResponse.BodyHandlers.ofString());
+            if (response.statusCode() != 200) {
+                throw new GantryClientException("GET " + path + ": HTTP " + response.statusCode() + ": "
+                        + response.body());
+            }
+            return response.body();
+        } catch (IOException e) {
+            throw unreachable(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new GantryClientException("interrupted while talking to " + server, e);
+        }
+    }
+
     public Answer post(String path, Map<String, ?> body) {
         try {
             return send(request(path).header("Content-Type", "application/json")
