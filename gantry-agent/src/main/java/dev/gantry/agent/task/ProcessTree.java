@@ -49,7 +49,7 @@ final class ProcessTree {
         byte[] needle = (MARKER_VARIABLE + "=" + marker + "\0").getBytes(StandardCharsets.UTF_8);
         long self = ProcessHandle.current().pid();
         List<ProcessHandle> found = new ArrayList<>();
-        ProcessHandle.allProcesses().filter(p -> p.pid() != self).forEach(p -> {
+        ProcessHandle.allProcesses().filter(p -> p.pid() != self && running(p)).forEach(p -> {
             if (contains(environ(p.pid()), needle)) {
                 found.add(p);
             }
@@ -63,7 +63,7 @@ final class ProcessTree {
         }
         all.values().forEach(ProcessHandle::destroy);
         long deadline = System.nanoTime() + grace.toNanos();
-        while (System.nanoTime() < deadline && all.values().stream().anyMatch(ProcessHandle::isAlive)) {
+        while (System.nanoTime() < deadline && all.values().stream().anyMatch(ProcessTree::running)) {
             // children forked while we were signalling are still descendants of the live ones: take them too
             for (ProcessHandle p : List.copyOf(all.values())) {
                 p.descendants().filter(d -> !all.containsKey(d.pid())).forEach(d -> {
@@ -73,7 +73,24 @@ final class ProcessTree {
             }
             Thread.sleep(POLL);
         }
-        all.values().stream().filter(ProcessHandle::isAlive).forEach(ProcessHandle::destroyForcibly);
+        all.values().stream().filter(ProcessTree::running).forEach(ProcessHandle::destroyForcibly);
+    }
+
+    /**
+     * Alive and not a zombie. A killed orphan stays a zombie until init reaps it, and some container inits never
+     * do; {@link ProcessHandle#isAlive} counts zombies as alive.
+     */
+    static boolean running(ProcessHandle p) {
+        if (!p.isAlive()) {
+            return false;
+        }
+        try {
+            String stat = Files.readString(Path.of("/proc", Long.toString(p.pid()), "stat"));
+            int end = stat.lastIndexOf(')');
+            return end < 0 || end + 2 >= stat.length() || stat.charAt(end + 2) != 'Z';
+        } catch (IOException | SecurityException e) {
+            return p.isAlive(); // not Linux, or it just went away
+        }
     }
 
     private static byte[] environ(long pid) {
