@@ -12,6 +12,7 @@ import javax.xml.parsers.ParserConfigurationException;
 import org.w3c.dom.Element;
 import org.w3c.dom.Node;
 import org.xml.sax.SAXException;
+import org.xml.sax.helpers.DefaultHandler;
 
 /**
  * Reads JUnit XML reports: a {@code <testsuites>} or {@code <testsuite>} root, suites nested to any depth, and
@@ -110,7 +111,7 @@ final class JUnitReports {
             factory.setXIncludeAware(false);
             factory.setExpandEntityReferences(false);
             DocumentBuilder builder = factory.newDocumentBuilder();
-            builder.setErrorHandler(null); // no stderr noise for junk files: the exception says it
+            builder.setErrorHandler(new DefaultHandler()); // throws on fatal errors and prints nothing for junk files
             return builder;
         } catch (ParserConfigurationException e) {
             throw new IllegalStateException("the JDK's XML parser supports secure processing", e);
