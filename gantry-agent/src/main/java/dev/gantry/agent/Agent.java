@@ -107,6 +107,11 @@ public final class Agent implements AutoCloseable {
         }
     }
 
+    /** Waits until no task runs, at most {@code timeout}; true if none does. */
+    public boolean awaitIdle(Duration timeout) throws InterruptedException {
+        return capacity.awaitIdle(timeout);
+    }
+
     /** How many tasks run now. */
     public int runningTasks() {
         return capacity.running();

@@ -1,5 +1,7 @@
 package dev.gantry.agent;
 
+import java.time.Duration;
+
 /**
  * The agent's CPU and memory less what its running tasks take. The claim loop offers what is free and waits while
  * too little is free for even the smallest class; task threads give their share back when they end. Thread-safe.
@@ -39,6 +41,18 @@ final class Capacity {
             wait();
         }
         return new ResourceSizes.Size(Math.max(0, cpu - usedCpu), Math.max(0, memoryMb - usedMemoryMb));
+    }
+
+    synchronized boolean awaitIdle(Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (running > 0) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                return false;
+            }
+            wait(Math.max(1, left / 1_000_000));
+        }
+        return true;
     }
 
     synchronized int running() {

@@ -11,7 +11,7 @@ import picocli.CommandLine.Spec;
 /** The top-level {@code gantry} command. On its own it only explains itself: a subcommand is required. */
 @Command(name = "gantry", mixinStandardHelpOptions = true, versionProvider = GantryCommand.ManifestVersion.class,
         description = "Gantry, a self-hosted CI/CD server for CircleCI-style configs.",
-        subcommands = {ServerCommand.class, ConfigCommand.class, QueueCommand.class, HelpCommand.class})
+        subcommands = {ServerCommand.class, AgentCommand.class, ConfigCommand.class, QueueCommand.class, HelpCommand.class})
 public final class GantryCommand implements Runnable {
     @Spec
     CommandSpec spec;
