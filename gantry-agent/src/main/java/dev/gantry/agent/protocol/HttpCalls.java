@@ -82,7 +82,13 @@ final class HttpCalls {
             }
             Duration delay = retry.delay(attempt, reply == null ? null : retryAfter(reply.headers()),
                     ThreadLocalRandom.current());
-            LOG.debug("{} to {} failed ({}), retrying in {} ms", what, server, why, delay.toMillis());
+            if (attempt == 2) {
+                // the first failures are routine (a restart, a blip); by the third an operator wants to know
+                LOG.warn("{} to {} keeps failing ({}); retrying for up to {} s", what, server, why,
+                        retry.giveUpAfter().toSeconds());
+            } else {
+                LOG.debug("{} to {} failed ({}), retrying in {} ms", what, server, why, delay.toMillis());
+            }
             Thread.sleep(delay);
         }
     }
