@@ -11,7 +11,8 @@ import picocli.CommandLine.Spec;
 /** The top-level {@code gantry} command. On its own it only explains itself: a subcommand is required. */
 @Command(name = "gantry", mixinStandardHelpOptions = true, versionProvider = GantryCommand.ManifestVersion.class,
         description = "Gantry, a self-hosted CI/CD server for CircleCI-style configs.",
-        subcommands = {UpCommand.class, ServerCommand.class, RunCommand.class, ConfigCommand.class, QueueCommand.class, HelpCommand.class})
+        subcommands = {UpCommand.class, ServerCommand.class, AgentCommand.class, RunCommand.class,
+            ConfigCommand.class, QueueCommand.class, HelpCommand.class})
 public final class GantryCommand implements Runnable {
     @Spec
     CommandSpec spec;

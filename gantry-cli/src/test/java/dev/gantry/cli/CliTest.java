@@ -142,7 +142,7 @@ class CliTest {
         collect(GantryCommand.commandLine(), new ArrayList<>(), paths);
 
         assertThat(paths).extracting(p -> String.join(" ", p))
-                .contains("", "config", "config validate", "config process", "server", "up", "run", "help");
+                .contains("", "config", "config validate", "config process", "server", "agent", "up", "run", "help");
         for (List<String> path : paths) {
             List<String> args = new ArrayList<>(path);
             args.add("--help");
@@ -180,6 +180,12 @@ class CliTest {
         "server --port 70000",
         "server --port -1",
         "server --port http",
+        "agent --token t",
+        "agent --server http://127.0.0.1:1 --token t --cpu 0",
+        "agent --server http://127.0.0.1:1 --token t --memory 0",
+        "agent --server ftp://127.0.0.1:1 --token t",
+        "agent --server http://127.0.0.1:1 --token t --token-file FILE",
+        "agent --server http://127.0.0.1:1 --token-file DIR/no-such-token",
     })
     void usage_errors_exit_2(String line) {
         String[] args = line.isEmpty() ? new String[0]

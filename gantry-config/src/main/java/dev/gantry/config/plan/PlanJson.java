@@ -53,6 +53,17 @@ public final class PlanJson {
         return text(job(job));
     }
 
+    /**
+     * The job {@link #writeJob} wrote, read back: {@code readJob(writeJob(job))} equals {@code job}. Fields it does
+     * not know are ignored (an agent may read a newer server's job).
+     *
+     * @throws IllegalArgumentException if the text is not JSON, or a field is missing, mistyped or an unknown word;
+     *                                  the message names the field's path, like {@code steps[2].run.command}
+     */
+    public static PlanJob readJob(String json) {
+        return PlanJobReader.read(json);
+    }
+
     private static String text(Map<String, Object> root) {
         StringWriter out = new StringWriter();
         try (JsonGenerator gen = FACTORY.createGenerator(out)) {

@@ -1,0 +1,5 @@
+package dev.gantry.agent.protocol;
+
+/** What an agent tells the server about itself at registration. */
+public record AgentInfo(String name, int cpu, int memoryMb, String version) {
+}

@@ -1,0 +1,47 @@
+package dev.gantry.agent.protocol;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.gantry.config.plan.PlanJob;
+import dev.gantry.config.plan.PlanJson;
+import java.util.Map;
+
+/**
+ * One claimed task and everything the agent needs to run it, as {@code POST /agents/{id}/claim} answers it. Field
+ * names follow the protocol's JSON in camel case. Immutable.
+ */
+public record Assignment(String lease, Task task, Job job, Pipeline pipeline, Workflow workflow, Project project) {
+
+    /** The task as later calls about it name it. */
+    public TaskRef ref() {
+        return new TaskRef(task.jobId(), task.nodeIndex(), lease);
+    }
+
+    /** The job's expanded definition, read from {@code job.spec}. */
+    public PlanJob planJob() {
+        return PlanJson.readJob(job.spec().toString());
+    }
+
+    public record Task(String jobId, int nodeIndex) {
+    }
+
+    /** @param spec {@code PlanJson.writeJob} of the job */
+    public record Job(String id, long number, String name, int attempt, int parallelism, String resourceClass,
+                      ExecutorImage executor, JsonNode spec) {
+    }
+
+    /** The job's executor as recorded for display: its type and primary image (null for a default machine). */
+    public record ExecutorImage(String type, String image) {
+    }
+
+    /** @param branch null for a tag pipeline; @param tag null unless a tag was pushed */
+    public record Pipeline(String id, long number, String branch, String tag, String revision,
+                           Map<String, Object> parameters) {
+    }
+
+    public record Workflow(String id, String name) {
+    }
+
+    /** @param vcsUrl where {@code git clone} finds the repository: a URL or a local path */
+    public record Project(String id, String slug, String name, String organizationName, String vcsUrl) {
+    }
+}

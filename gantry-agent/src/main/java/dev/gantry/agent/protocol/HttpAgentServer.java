@@ -1,0 +1,284 @@
+package dev.gantry.agent.protocol;
+
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.PropertyNamingStrategies;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpRequest.BodyPublisher;
+import java.net.http.HttpRequest.BodyPublishers;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * {@link AgentServer} over HTTP with {@link HttpClient}: JSON bodies, the token as {@code Authorization: Bearer},
+ * the lease as {@code Gantry-Lease}. Retries are decided in {@link HttpCalls}. Thread-safe; one instance per agent.
+ */
+public final class HttpAgentServer implements AgentServer {
+    static final ObjectMapper JSON = new ObjectMapper()
+            .setPropertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE)
+            .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
+    private static final String BASE = "/api/agent/v1";
+    /** Plain calls; uploads and downloads of archives get {@link #TRANSFER_TIMEOUT}. */
+    private static final Duration CALL_TIMEOUT = Duration.ofSeconds(30);
+    private static final Duration TRANSFER_TIMEOUT = Duration.ofMinutes(30);
+    /** Added to the server's poll timeout, so a long poll that the server ends on time is never cut short here. */
+    private static final Duration POLL_MARGIN = Duration.ofSeconds(15);
+
+    private final HttpCalls calls;
+    private volatile Duration pollTimeout = Duration.ofSeconds(25);
+
+    /** A client for the server at {@code server} (e.g. {@code http://127.0.0.1:8080}), sending {@code token}. */
+    public HttpAgentServer(URI server, String token, RetryPolicy retry) {
+        if (token == null || token.isBlank()) {
+            throw new IllegalArgumentException("an agent token is required");
+        }
+        String base = server.toString().replaceAll("/+$", "");
+        this.calls = new HttpCalls(base, URI.create(base + BASE), token, retry);
+    }
+
+    @Override
+    public Registration register(AgentInfo agent) throws InterruptedException {
+        JsonNode r = expectJson(calls.send("register", null, post("/register", json(Map.of("name", agent.name(),
+                "cpu", agent.cpu(), "memory_mb", agent.memoryMb(), "version", agent.version()))).build(), null), 201, 200);
+        Registration registration = new Registration(r.path("id").asText(),
+                Duration.ofMillis(r.path("heartbeat_interval_ms").asLong(2000)),
+                Duration.ofMillis(r.path("lease_timeout_ms").asLong(30000)),
+                Duration.ofMillis(r.path("poll_timeout_ms").asLong(25000)));
+        if (registration.id().isEmpty()) {
+            throw new ProtocolException("register", 201, "no agent id in " + r);
+        }
+        pollTimeout = registration.pollTimeout();
+        return registration;
+    }
+
+    @Override
+    public Optional<Assignment> claim(String agentId, int freeCpu, int freeMemoryMb) throws InterruptedException {
+        HttpRequest request = post("/agents/" + encode(agentId) + "/claim",
+                json(Map.of("free_cpu", freeCpu, "free_memory_mb", freeMemoryMb)))
+                .timeout(pollTimeout.plus(POLL_MARGIN)).build();
+        HttpCalls.Reply reply = calls.send("claim", null, request, null);
+        return switch (reply.status()) {
+            case 204 -> Optional.empty();
+            case 404 -> throw new UnknownAgentException(agentId);
+            case 200 -> Optional.of(read(reply, Assignment.class));
+            default -> throw reply.unexpected("claim");
+        };
+    }
+
+    @Override
+    public boolean heartbeat(TaskRef task) throws InterruptedException {
+        return expectJson(taskCall("heartbeat", task, post(task, "/heartbeat", BodyPublishers.noBody()), null), 200)
+                .path("cancel").asBoolean(false);
+    }
+
+    @Override
+    public long appendOutput(TaskRef task, long offset, byte[] bytes) throws InterruptedException {
+        HttpRequest request = builder(task, "/output?offset=" + offset).header("Content-Type",
+                "application/octet-stream").POST(BodyPublishers.ofByteArray(bytes)).timeout(CALL_TIMEOUT).build();
+        HttpCalls.Reply reply = calls.send("output", task, request, null);
+        if (reply.status() == 409) {
+            JsonNode body = reply.json();
+            if (body.has("length")) {
+                throw new OutputOffsetException(task, offset, body.get("length").asLong());
+            }
+            throw new LeaseLostException(task, body.path("message").asText(reply.text()));
+        }
+        return expectJson(reply, 200).path("length").asLong();
+    }
+
+    @Override
+    public void reportStep(TaskRef task, int stepIndex, StepReport report) throws InterruptedException {
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("name", report.name());
+        body.put("status", report.status().word());
+        body.put("exit_code", report.exitCode());
+        body.put("output_offset", report.outputOffset());
+        body.put("started_at", report.startedAt() == null ? null : report.startedAt().toString());
+        body.put("stopped_at", report.stoppedAt() == null ? null : report.stoppedAt().toString());
+        HttpRequest request = builder(task, "/steps/" + stepIndex).header("Content-Type", "application/json")
+                .PUT(json(body)).timeout(CALL_TIMEOUT).build();
+        expect(taskCall("step", task, request, null), 200, 201, 204);
+    }
+
+    @Override
+    public void complete(TaskRef task, TaskOutcome outcome, String message) throws InterruptedException {
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("status", outcome.word());
+        if (message != null) {
+            body.put("message", message);
+        }
+        expect(taskCall("complete", task, post(task, "/complete", json(body)), null), 200, 204);
+    }
+
+    @Override
+    public Optional<CacheHit> findCache(TaskRef task, List<String> keys) throws InterruptedException {
+        StringBuilder query = new StringBuilder();
+        for (String key : keys) {
+            query.append(query.isEmpty() ? "?" : "&").append("key=").append(encode(key));
+        }
+        HttpCalls.Reply reply = taskCall("cache lookup", task, builder(task, "/cache" + query).GET()
+                .timeout(CALL_TIMEOUT).build(), null);
+        if (reply.status() == 404) {
+            return Optional.empty();
+        }
+        JsonNode hit = expectJson(reply, 200);
+        return Optional.of(new CacheHit(hit.path("key").asText(), hit.path("size").asLong()));
+    }
+
+    @Override
+    public void downloadCache(TaskRef task, String key, Path target) throws InterruptedException {
+        expect(taskCall("cache download", task, builder(task, "/cache/" + encode(key)).GET()
+                .timeout(TRANSFER_TIMEOUT).build(), target), 200);
+    }
+
+    @Override
+    public boolean uploadCache(TaskRef task, String key, Path archive) throws InterruptedException {
+        HttpCalls.Reply reply = taskCall("cache upload", task, builder(task, "/cache/" + encode(key))
+                .header("Content-Type", "application/gzip").PUT(file(archive)).timeout(TRANSFER_TIMEOUT).build(),
+                null, true);
+        if (reply.status() == 409) {
+            return false;
+        }
+        expect(reply, 201, 200);
+        return true;
+    }
+
+    @Override
+    public String uploadWorkspaceLayer(TaskRef task, Path archive) throws InterruptedException {
+        return expectJson(taskCall("workspace upload", task, builder(task, "/workspace")
+                .header("Content-Type", "application/gzip").PUT(file(archive)).timeout(TRANSFER_TIMEOUT).build(),
+                null), 201, 200).path("id").asText();
+    }
+
+    @Override
+    public List<WorkspaceLayer> workspaceLayers(TaskRef task) throws InterruptedException {
+        JsonNode body = expectJson(taskCall("workspace list", task, builder(task, "/workspace").GET()
+                .timeout(CALL_TIMEOUT).build(), null), 200);
+        List<WorkspaceLayer> layers = new ArrayList<>();
+        body.path("layers").forEach(l -> layers.add(new WorkspaceLayer(l.path("id").asText(), l.path("size").asLong())));
+        return layers;
+    }
+
+    @Override
+    public void downloadWorkspaceLayer(TaskRef task, String layerId, Path target) throws InterruptedException {
+        expect(taskCall("workspace download", task, builder(task, "/workspace/" + encode(layerId)).GET()
+                .timeout(TRANSFER_TIMEOUT).build(), target), 200);
+    }
+
+    @Override
+    public void uploadArtifact(TaskRef task, String path, Path file) throws InterruptedException {
+        StringBuilder encoded = new StringBuilder();
+        for (String segment : path.split("/")) {
+            if (!segment.isEmpty()) {
+                encoded.append('/').append(encode(segment));
+            }
+        }
+        expect(taskCall("artifact upload", task, builder(task, "/artifacts" + encoded)
+                .header("Content-Type", "application/octet-stream").PUT(file(file)).timeout(TRANSFER_TIMEOUT).build(),
+                null), 201, 200);
+    }
+
+    @Override
+    public void storeTests(TaskRef task, List<TestCase> tests) throws InterruptedException {
+        List<Map<String, Object>> items = new ArrayList<>();
+        for (TestCase t : tests) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("classname", t.classname());
+            m.put("name", t.name());
+            m.put("file", t.file());
+            m.put("result", t.result());
+            m.put("run_time", t.runTime());
+            m.put("message", t.message());
+            items.add(m);
+        }
+        expect(taskCall("tests", task, post(task, "/tests", json(Map.of("tests", items))), null), 201, 200);
+    }
+
+    /** The base URL this client talks to, as given, for messages. */
+    public String server() {
+        return calls.server();
+    }
+
+    private HttpCalls.Reply taskCall(String what, TaskRef task, HttpRequest request, Path download)
+            throws InterruptedException {
+        return taskCall(what, task, request, download, false);
+    }
+
+    /** A call about a task: 409 means the lease is gone, unless {@code conflictIsAnswer} (a cache key that exists). */
+    private HttpCalls.Reply taskCall(String what, TaskRef task, HttpRequest request, Path download,
+                                     boolean conflictIsAnswer) throws InterruptedException {
+        HttpCalls.Reply reply = calls.send(what, task, request, download);
+        if (reply.status() == 409 && !conflictIsAnswer) {
+            throw new LeaseLostException(task, reply.json().path("message").asText(reply.text()));
+        }
+        return reply;
+    }
+
+    private HttpRequest.Builder builder(TaskRef task, String path) {
+        return calls.request("/tasks/" + encode(task.jobId()) + "/" + task.nodeIndex() + path)
+                .header("Gantry-Lease", task.lease());
+    }
+
+    private HttpRequest post(TaskRef task, String path, BodyPublisher body) {
+        return builder(task, path).header("Content-Type", "application/json").POST(body).timeout(CALL_TIMEOUT).build();
+    }
+
+    private HttpRequest.Builder post(String path, BodyPublisher body) {
+        return calls.request(path).header("Content-Type", "application/json").POST(body).timeout(CALL_TIMEOUT);
+    }
+
+    private static BodyPublisher json(Object body) {
+        try {
+            return BodyPublishers.ofByteArray(JSON.writeValueAsBytes(body));
+        } catch (IOException e) {
+            throw new UncheckedIOException("a request body is always serializable", e);
+        }
+    }
+
+    /** The file's bytes, read afresh for each attempt, so a retry resends the whole file. */
+    private static BodyPublisher file(Path path) {
+        try {
+            return BodyPublishers.ofFile(path);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + path + " to upload it", e);
+        }
+    }
+
+    private static <T> T read(HttpCalls.Reply reply, Class<T> type) {
+        try {
+            return JSON.readValue(reply.body(), type);
+        } catch (IOException e) {
+            throw new ProtocolException("reading " + type.getSimpleName(), reply.status(), reply.text());
+        }
+    }
+
+    private static JsonNode expectJson(HttpCalls.Reply reply, int... expected) {
+        expect(reply, expected);
+        return reply.json();
+    }
+
+    private static void expect(HttpCalls.Reply reply, int... expected) {
+        for (int status : expected) {
+            if (reply.status() == status) {
+                return;
+            }
+        }
+        throw reply.unexpected(reply.what());
+    }
+
+    static String encode(String text) {
+        return URLEncoder.encode(text, StandardCharsets.UTF_8).replace("+", "%20");
+    }
+}

@@ -1,0 +1,126 @@
+package dev.gantry.agent.protocol;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.MissingNode;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpHeaders;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.http.HttpResponse.BodySubscribers;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.ThreadLocalRandom;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Sends one request with the agent's retry rules. {@link #retryable} is the one place that decides what is worth
+ * retrying: a connection that failed or timed out, 5xx and 429, waiting {@code Retry-After} when the server gives
+ * one. 401 throws {@link UnauthorizedException} at once; every other status is the caller's to judge.
+ * Thread-safe.
+ */
+final class HttpCalls {
+    private static final Logger LOG = LoggerFactory.getLogger(HttpCalls.class);
+
+    private final String server;
+    private final URI base;
+    private final String token;
+    private final RetryPolicy retry;
+    private final HttpClient http;
+
+    HttpCalls(String server, URI base, String token, RetryPolicy retry) {
+        this.server = server;
+        this.base = base;
+        this.token = token;
+        this.retry = retry;
+        this.http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10))
+                .followRedirects(HttpClient.Redirect.NEVER).build();
+    }
+
+    String server() {
+        return server;
+    }
+
+    HttpRequest.Builder request(String path) {
+        return HttpRequest.newBuilder(URI.create(base + path)).header("Authorization", "Bearer " + token)
+                .header("Accept", "application/json");
+    }
+
+    /**
+     * Sends {@code request}, retrying transient failures until the policy gives up. With a {@code download} path,
+     * a 200 body goes to that file; any other body is kept in memory for its message.
+     */
+    Reply send(String what, TaskRef task, HttpRequest request, Path download) throws InterruptedException {
+        long start = System.nanoTime();
+        for (int attempt = 0; ; attempt++) {
+            Reply reply = null;
+            Exception failure = null;
+            try {
+                HttpResponse<byte[]> response = http.send(request, info ->
+                        info.statusCode() == 200 && download != null
+                                ? BodySubscribers.mapping(BodySubscribers.ofFile(download), p -> new byte[0])
+                                : BodySubscribers.ofByteArray());
+                reply = new Reply(what, response.statusCode(), response.body(), response.headers());
+            } catch (IOException e) {
+                failure = e;
+            }
+            if (reply != null && reply.status() == 401) {
+                throw new UnauthorizedException(server);
+            }
+            if (reply != null && !retryable(reply.status())) {
+                return reply;
+            }
+            Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
+            String why = failure != null ? failure.toString() : "HTTP " + reply.status() + " " + reply.text();
+            if (elapsed.compareTo(retry.giveUpAfter()) >= 0) {
+                throw new ServerUnavailableException(what + (task == null ? "" : " for task " + task) + " to "
+                        + server + " failed after " + (attempt + 1) + " attempts in " + elapsed.toMillis()
+                        + " ms; last: " + why, failure);
+            }
+            Duration delay = retry.delay(attempt, reply == null ? null : retryAfter(reply.headers()),
+                    ThreadLocalRandom.current());
+            if (attempt == 2) {
+                // the first failures are routine (a restart, a blip); by the third an operator wants to know
+                LOG.warn("{} to {} keeps failing ({}); retrying for up to {} s", what, server, why,
+                        retry.giveUpAfter().toSeconds());
+            } else {
+                LOG.debug("{} to {} failed ({}), retrying in {} ms", what, server, why, delay.toMillis());
+            }
+            Thread.sleep(delay);
+        }
+    }
+
+    /** Whether a status is worth asking again: the server is busy or broken, not the request wrong. */
+    static boolean retryable(int status) {
+        return status >= 500 || status == 429 || status == 408;
+    }
+
+    /** Retry-After in seconds; an HTTP date or garbage counts as not given. */
+    static Duration retryAfter(HttpHeaders headers) {
+        return headers.firstValue("Retry-After").map(String::strip).filter(v -> v.matches("\\d{1,6}"))
+                .map(v -> Duration.ofSeconds(Long.parseLong(v))).orElse(null);
+    }
+
+    /** A response: its status, body bytes (empty when streamed to a file) and headers. */
+    record Reply(String what, int status, byte[] body, HttpHeaders headers) {
+        String text() {
+            return new String(body, StandardCharsets.UTF_8);
+        }
+
+        JsonNode json() {
+            try {
+                JsonNode node = HttpAgentServer.JSON.readTree(body);
+                return node == null ? MissingNode.getInstance() : node;
+            } catch (IOException e) {
+                return MissingNode.getInstance();
+            }
+        }
+
+        ProtocolException unexpected(String call) {
+            return new ProtocolException(call, status, text());
+        }
+    }
+}

@@ -1,0 +1,44 @@
+package dev.gantry.agent.task;
+
+import dev.gantry.config.plan.Step;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Stream;
+
+/**
+ * {@code store_artifacts}: uploads a file, or every file under a directory, one by one. An artifact's path is the
+ * {@code destination} (default: the path's own name) joined with the file's path under {@code path}. A path that does
+ * not exist is noted and is not a failure, as in CircleCI.
+ */
+final class ArtifactStep {
+    private ArtifactStep() {
+    }
+
+    static StepResult run(StepContext ctx, Step.StoreArtifacts step) throws IOException, InterruptedException {
+        if (step.path() == null) {
+            ctx.log().line("store_artifacts needs a path");
+            return StepResult.FAILED;
+        }
+        Path source = ctx.path(step.path());
+        if (!Files.exists(source)) {
+            ctx.log().line("No artifact files found at " + step.path() + " (" + source + ")");
+            return StepResult.SUCCESS;
+        }
+        String destination = step.destination() != null ? step.destination().replaceAll("^/+|/+$", "")
+                : source.getFileName() == null ? "artifacts" : source.getFileName().toString();
+        List<Path> files;
+        try (Stream<Path> walk = Files.walk(source)) {
+            files = walk.filter(Files::isRegularFile).sorted().toList();
+        }
+        for (Path file : files) {
+            String relative = source.relativize(file).toString();
+            String name = relative.isEmpty() ? destination : destination + "/" + relative;
+            ctx.server().uploadArtifact(ctx.task(), name, file);
+            ctx.log().line("Uploaded " + name);
+        }
+        ctx.log().line("Stored " + files.size() + " artifact" + (files.size() == 1 ? "" : "s"));
+        return StepResult.SUCCESS;
+    }
+}

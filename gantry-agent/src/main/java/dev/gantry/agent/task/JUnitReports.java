@@ -1,0 +1,120 @@
+package dev.gantry.agent.task;
+
+import dev.gantry.agent.protocol.TestCase;
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.ArrayList;
+import java.util.List;
+import javax.xml.XMLConstants;
+import javax.xml.parsers.DocumentBuilder;
+import javax.xml.parsers.DocumentBuilderFactory;
+import javax.xml.parsers.ParserConfigurationException;
+import org.w3c.dom.Element;
+import org.w3c.dom.Node;
+import org.xml.sax.SAXException;
+import org.xml.sax.helpers.DefaultHandler;
+
+/**
+ * Reads JUnit XML reports: a {@code <testsuites>} or {@code <testsuite>} root, suites nested to any depth, and
+ * {@code <testcase>} elements whose {@code <failure>}, {@code <error>} or {@code <skipped>} child gives the result
+ * (none means success). {@code time} is seconds (missing or unreadable is 0); a case's {@code file} falls back to
+ * its nearest suite's. DTDs and external entities are refused. Stateless and thread-safe.
+ */
+final class JUnitReports {
+    /** Longer failure texts are cut: the server keeps a message, not a log. */
+    static final int MAX_MESSAGE = 16 * 1024;
+
+    /** A file that is not a JUnit report; the message says why, for the output. */
+    static final class NotAReportException extends Exception {
+        NotAReportException(String message) {
+            super(message);
+        }
+    }
+
+    private JUnitReports() {
+    }
+
+    static List<TestCase> parse(InputStream xml) throws NotAReportException, IOException {
+        Element root;
+        try {
+            root = builder().parse(xml).getDocumentElement();
+        } catch (SAXException e) {
+            throw new NotAReportException("not well-formed XML: " + e.getMessage());
+        }
+        String tag = root.getTagName();
+        if (!tag.equals("testsuites") && !tag.equals("testsuite")) {
+            throw new NotAReportException("the root element is <" + tag + ">, not <testsuites> or <testsuite>");
+        }
+        List<TestCase> out = new ArrayList<>();
+        suite(root, null, out);
+        return out;
+    }
+
+    private static void suite(Element suite, String inheritedFile, List<TestCase> out) {
+        String file = attribute(suite, "file", inheritedFile);
+        for (Node n = suite.getFirstChild(); n != null; n = n.getNextSibling()) {
+            if (n instanceof Element e) {
+                switch (e.getTagName()) {
+                    case "testsuite" -> suite(e, file, out);
+                    case "testcase" -> out.add(testCase(e, file));
+                    default -> { } // properties, system-out and the like
+                }
+            }
+        }
+    }
+
+    private static TestCase testCase(Element e, String suiteFile) {
+        String result = "success";
+        String message = null;
+        for (Node n = e.getFirstChild(); n != null; n = n.getNextSibling()) {
+            if (n instanceof Element child && isOutcome(child.getTagName())) {
+                result = child.getTagName().equals("failure") ? "failure" : child.getTagName();
+                message = message(child);
+                break;
+            }
+        }
+        return new TestCase(attribute(e, "classname", ""), attribute(e, "name", ""), attribute(e, "file", suiteFile),
+                result, seconds(e.getAttribute("time")), message);
+    }
+
+    private static boolean isOutcome(String tag) {
+        return tag.equals("failure") || tag.equals("error") || tag.equals("skipped");
+    }
+
+    private static String message(Element outcome) {
+        String text = outcome.hasAttribute("message") ? outcome.getAttribute("message") : outcome.getTextContent();
+        text = text == null ? "" : text.strip();
+        if (text.isEmpty()) {
+            return null;
+        }
+        return text.length() <= MAX_MESSAGE ? text : text.substring(0, MAX_MESSAGE) + "…";
+    }
+
+    private static double seconds(String time) {
+        try {
+            double t = Double.parseDouble(time.replace(",", "").strip());
+            return Double.isFinite(t) && t >= 0 ? t : 0;
+        } catch (NumberFormatException e) {
+            return 0;
+        }
+    }
+
+    private static String attribute(Element e, String name, String fallback) {
+        return e.hasAttribute(name) ? e.getAttribute(name) : fallback;
+    }
+
+    private static DocumentBuilder builder() {
+        try {
+            DocumentBuilderFactory factory = DocumentBuilderFactory.newInstance();
+            factory.setFeature("http://apache.org/xml/features/disallow-doctype-decl", true);
+            factory.setFeature(XMLConstants.FEATURE_SECURE_PROCESSING, true);
+            factory.setXIncludeAware(false);
+            factory.setExpandEntityReferences(false);
+            DocumentBuilder builder = factory.newDocumentBuilder();
+            builder.setErrorHandler(new DefaultHandler()); // throws on fatal errors and prints nothing for junk files
+            return builder;
+        } catch (ParserConfigurationException e) {
+            throw new IllegalStateException("the JDK's XML parser supports secure processing", e);
+        }
+    }
+}

@@ -1,0 +1,73 @@
+package dev.gantry.agent.task;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+
+/**
+ * The node's one output stream, kept in a file so the shipper can resend from any acknowledged offset without
+ * holding the whole output in memory. Every step's process output and the agent's own lines are appended here.
+ * Thread-safe: writers (a step's output pump, background steps, the task thread) and the reading shipper share it.
+ */
+final class OutputLog implements AutoCloseable {
+    private final FileChannel channel;
+    private long length;
+
+    OutputLog(Path file) throws IOException {
+        this.channel = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
+                StandardOpenOption.WRITE);
+    }
+
+    synchronized void write(byte[] bytes, int offset, int count) {
+        ByteBuffer buffer = ByteBuffer.wrap(bytes, offset, count);
+        try {
+            while (buffer.hasRemaining()) {
+                length += channel.write(buffer, length);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write the task's output log", e);
+        }
+    }
+
+    /** Appends {@code text} and a newline. */
+    void line(String text) {
+        byte[] bytes = (text + "\n").getBytes(StandardCharsets.UTF_8);
+        write(bytes, 0, bytes.length);
+    }
+
+    synchronized long length() {
+        return length;
+    }
+
+    /** Up to {@code max} bytes from {@code from} on; empty when there is nothing past it. */
+    byte[] read(long from, int max) {
+        long end;
+        synchronized (this) {
+            end = Math.min(length, from + max);
+        }
+        if (end <= from) {
+            return new byte[0];
+        }
+        ByteBuffer buffer = ByteBuffer.allocate((int) (end - from));
+        try {
+            while (buffer.hasRemaining()) {
+                int n = channel.read(buffer, from + buffer.position());
+                if (n < 0) {
+                    break;
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read the task's output log", e);
+        }
+        return buffer.array();
+    }
+
+    @Override
+    public void close() throws IOException {
+        channel.close();
+    }
+}

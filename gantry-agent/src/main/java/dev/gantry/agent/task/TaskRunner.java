@@ -1,0 +1,109 @@
+package dev.gantry.agent.task;
+
+import dev.gantry.agent.protocol.AgentServer;
+import dev.gantry.agent.protocol.Assignment;
+import dev.gantry.agent.protocol.LeaseLostException;
+import dev.gantry.agent.protocol.ServerUnavailableException;
+import dev.gantry.agent.protocol.TaskOutcome;
+import dev.gantry.agent.protocol.TaskRef;
+import dev.gantry.config.plan.PlanJob;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs one claimed task from start to end: makes its directory, starts its heartbeats and output shipper, runs the
+ * steps, kills whatever the task left running, sends the rest of the output and completes the task. If the lease
+ * is lost on the way (409, or the server unreachable past the lease timeout), it kills the task's processes and
+ * sends nothing more. The task's directory is removed in every case. One instance per task, run on its own thread;
+ * {@link #abandon} may be called from any thread.
+ */
+public final class TaskRunner {
+    private static final Logger LOG = LoggerFactory.getLogger(TaskRunner.class);
+    /** The job's working directory when it names none, as in CircleCI. */
+    static final String DEFAULT_WORKING_DIRECTORY = "~/project";
+
+    private final AgentServer server;
+    private final Assignment assignment;
+    private final Duration heartbeatInterval;
+    private final TaskSettings settings;
+    private final TaskControl control = new TaskControl();
+    private final TaskRef task;
+
+    public TaskRunner(AgentServer server, Assignment assignment, Duration heartbeatInterval, TaskSettings settings) {
+        this.server = server;
+        this.assignment = assignment;
+        this.heartbeatInterval = heartbeatInterval;
+        this.settings = settings;
+        this.task = assignment.ref();
+    }
+
+    /** Runs the task; the outcome it was completed with, or empty if the lease was lost and it was not. */
+    public Optional<TaskOutcome> run() throws IOException, InterruptedException {
+        String marker = UUID.randomUUID().toString();
+        try (TaskDirectory dir = TaskDirectory.create(settings.workDir(), task);
+             OutputLog log = new OutputLog(dir.outputFile())) {
+            OutputShipper shipper = new OutputShipper(server, task, log, control, settings.flushInterval());
+            Heartbeats heartbeats = new Heartbeats(server, task, control, heartbeatInterval);
+            shipper.start();
+            heartbeats.start();
+            try {
+                settings.executor().describe(assignment.job().executor()).forEach(log::line);
+                PlanJob job;
+                try {
+                    job = assignment.planJob();
+                } catch (IllegalArgumentException e) {
+                    log.line("Cannot read the job's definition: " + e.getMessage());
+                    return finish(shipper, TaskOutcome.FAILED, "the agent cannot read the job: " + e.getMessage());
+                }
+                StepContext ctx = context(job, dir, log, marker);
+                TaskOutcome outcome = new StepSequence(ctx).run(job.steps());
+                ProcessTree.killMarked(marker, settings.killGrace());
+                return finish(shipper, outcome, null);
+            } catch (LeaseLostException | ServerUnavailableException e) {
+                control.leaseLost();
+                LOG.warn("gave up task {}: {}", task, e.getMessage());
+                return Optional.empty();
+            } finally {
+                heartbeats.stop();
+                shipper.stop();
+                ProcessTree.killMarked(marker, settings.killGrace());
+            }
+        }
+    }
+
+    /** Stops the task without reporting anything more (agent shutdown): its processes are killed shortly. */
+    public void abandon() {
+        control.leaseLost();
+    }
+
+    public TaskRef task() {
+        return task;
+    }
+
+    private StepContext context(PlanJob job, TaskDirectory dir, OutputLog log, String marker) throws IOException {
+        String configured = job.workingDirectory() == null ? DEFAULT_WORKING_DIRECTORY : job.workingDirectory();
+        Path workingDir = dir.expand(configured, dir.home());
+        Files.createDirectories(workingDir);
+        Map<String, String> env = CircleEnvironment.build(assignment, job, dir.home(), workingDir, settings.server(),
+                settings.hostEnvironment(), marker);
+        return new StepContext(task, assignment, job, dir, workingDir, env, log, server, control, settings);
+    }
+
+    private Optional<TaskOutcome> finish(OutputShipper shipper, TaskOutcome outcome, String message)
+            throws InterruptedException {
+        if (control.silent()) {
+            return Optional.empty();
+        }
+        shipper.drain();
+        server.complete(task, outcome, message);
+        LOG.info("task {} ({} #{}) {}", task, assignment.job().name(), assignment.job().number(), outcome.word());
+        return Optional.of(outcome);
+    }
+}

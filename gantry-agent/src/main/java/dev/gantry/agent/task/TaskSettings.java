@@ -1,0 +1,35 @@
+package dev.gantry.agent.task;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+
+/**
+ * What every task of one agent shares.
+ *
+ * @param workDir         where task directories are made
+ * @param server          the server's base URL, for {@code CIRCLE_BUILD_URL}
+ * @param executor        where processes run
+ * @param killGrace       how long a killed process has between TERM and KILL
+ * @param flushInterval   how often new output is sent (at most 200 ms, so a line shows within a second)
+ * @param hostEnvironment the agent's own environment, the base of every task's
+ */
+public record TaskSettings(Path workDir, String server, Executor executor, Duration killGrace, Duration flushInterval,
+                           Map<String, String> hostEnvironment) {
+    public static final Duration DEFAULT_KILL_GRACE = Duration.ofSeconds(5);
+    public static final Duration DEFAULT_FLUSH_INTERVAL = Duration.ofMillis(200);
+
+    public TaskSettings {
+        if (killGrace.isNegative() || flushInterval.isNegative() || flushInterval.isZero()) {
+            throw new IllegalArgumentException("killGrace must be >= 0 and flushInterval > 0, got " + killGrace
+                    + " and " + flushInterval);
+        }
+        hostEnvironment = Map.copyOf(hostEnvironment);
+    }
+
+    /** Settings with the default grace and flush interval, running on the host shell. */
+    public static TaskSettings defaults(Path workDir, String server, Map<String, String> hostEnvironment) {
+        return new TaskSettings(workDir, server, new HostShellExecutor(), DEFAULT_KILL_GRACE, DEFAULT_FLUSH_INTERVAL,
+                hostEnvironment);
+    }
+}

@@ -1,0 +1,99 @@
+package dev.gantry.agent.task;
+
+import static dev.gantry.agent.testing.Assignments.job;
+import static dev.gantry.agent.testing.Assignments.run;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.gantry.agent.protocol.TaskOutcome;
+import dev.gantry.agent.testing.Assignments;
+import dev.gantry.agent.testing.FakeAgentApi.FakeTask;
+import dev.gantry.config.plan.Step;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Two tasks with their own HOMEs: what the first saves, persists and stores, the second restores and attaches. */
+class CachesAndWorkspacesIT {
+    static final Step.When ON_SUCCESS = Step.When.ON_SUCCESS;
+    static final String JUNIT = """
+            <testsuites><testsuite name="s" file="spec/a.js">
+              <testcase classname="A" name="passes" time="0.5"/>
+              <testcase classname="A" name="fails" time="0.25"><failure message="expected 1">trace</failure></testcase>
+            </testsuite></testsuites>""";
+
+    @TempDir
+    Path work;
+    TaskHarness harness;
+
+    @BeforeEach
+    void start() throws Exception {
+        harness = new TaskHarness(work);
+    }
+
+    @AfterEach
+    void stop() {
+        harness.close();
+    }
+
+    @Test
+    void caches_and_workspaces_round_trip_between_tasks_and_artifacts_and_tests_are_stored() throws Exception {
+        String key = "v1-{{ .Branch }}-{{ checksum \"package-lock.json\" }}";
+        ObjectNode producer = Assignments.of(job("build", List.of(
+                run("Make", "mkdir -p ~/.cache/tool deps dist reports/nested && echo cached > ~/.cache/tool/a.txt"
+                        + " && echo lock-v1 > package-lock.json && echo dep > deps/d.txt && echo built > dist/app.js"
+                        + " && chmod +x dist/app.js && cat > reports/nested/junit.xml <<'EOF'\n" + JUNIT + "\nEOF\n"
+                        + "echo 'not xml at all' > reports/junk.xml"),
+                new Step.SaveCache("Save", key, List.of("~/.cache/tool", "deps", "missing"), ON_SUCCESS),
+                new Step.SaveCache("Save again", key, List.of("deps"), ON_SUCCESS),
+                new Step.PersistToWorkspace("Persist", ".", List.of("dist"), ON_SUCCESS),
+                new Step.StoreArtifacts("Artifacts", "dist", "build", ON_SUCCESS),
+                new Step.StoreTestResults("Tests", "reports", ON_SUCCESS))), "", "main", "abc");
+
+        assertThat(harness.run(producer)).contains(TaskOutcome.SUCCESS);
+
+        FakeTask first = harness.api.task(Assignments.jobId(producer));
+        assertThat(harness.api.cacheKeys()).singleElement().asString().startsWith("v1-main-").doesNotContain("{{");
+        assertThat(first.outputText()).contains("Skipping missing: it does not exist",
+                "Skipping cache generation, cache already exists for key: v1-main-", "Skipped junk.xml: not well-formed");
+        assertThat(first.artifacts).containsOnlyKeys("build/app.js");
+        assertThat(new String(first.artifacts.get("build/app.js"), StandardCharsets.UTF_8)).isEqualTo("built\n");
+        assertThat(first.tests).extracting(t -> t.path("name").asText()).containsExactly("passes", "fails");
+        JsonNode failed = first.tests.get(1);
+        assertThat(failed.path("result").asText()).isEqualTo("failure");
+        assertThat(failed.path("message").asText()).isEqualTo("expected 1");
+        assertThat(failed.path("file").asText()).isEqualTo("spec/a.js");
+
+        ObjectNode consumer = Assignments.of(job("test", List.of(
+                new Step.RestoreCache("Restore", List.of("v1-{{ .Branch }}-"), ON_SUCCESS),
+                new Step.AttachWorkspace("Attach", "ws", ON_SUCCESS),
+                run("Use", "cat ~/.cache/tool/a.txt deps/d.txt ws/dist/app.js && test -x ws/dist/app.js && echo exec"))),
+                "", "main", "def");
+
+        assertThat(harness.run(consumer)).contains(TaskOutcome.SUCCESS);
+
+        assertThat(harness.api.task(Assignments.jobId(consumer)).outputText())
+                .containsSubsequence("==> Use", "cached\n", "dep\n", "built\n", "exec\n");
+    }
+
+    @Test
+    void a_cache_miss_and_a_failing_key_template_are_told_apart() throws Exception {
+        ObjectNode a = Assignments.of(job("miss", List.of(
+                new Step.RestoreCache("Restore", List.of("nothing-here-"), ON_SUCCESS),
+                new Step.SaveCache("Bad key", "v1-{{ checksum \"no-such-file\" }}", List.of("."), ON_SUCCESS))),
+                "", "main", "abc");
+
+        assertThat(harness.run(a)).contains(TaskOutcome.FAILED);
+
+        FakeTask task = harness.api.task(Assignments.jobId(a));
+        assertThat(task.outputText()).contains("No cache found for keys: nothing-here-",
+                "Cannot make the cache key: cannot read 'no-such-file'");
+        assertThat(task.lastReports().get(0).path("status").asText()).isEqualTo("success");
+        assertThat(task.lastReports().get(1).path("status").asText()).isEqualTo("failed");
+    }
+}

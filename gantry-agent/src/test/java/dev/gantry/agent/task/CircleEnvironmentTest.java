@@ -1,0 +1,53 @@
+package dev.gantry.agent.task;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.gantry.agent.protocol.Assignment;
+import dev.gantry.config.plan.JobType;
+import dev.gantry.config.plan.PlanJob;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class CircleEnvironmentTest {
+    static final Assignment ASSIGNMENT = new Assignment("lease-1", new Assignment.Task("job-1", 1),
+            new Assignment.Job("job-1", 17, "test-linux", 1, 3, "large", new Assignment.ExecutorImage("docker", "cimg/x"),
+                    new ObjectMapper().createObjectNode()),
+            new Assignment.Pipeline("pipe-1", 5, null, "v1.2.0", "abc123", Map.of()),
+            new Assignment.Workflow("wf-1", "ci"),
+            new Assignment.Project("proj-1", "gantry/acme/app", "app", "acme", "https://git.example/acme/app.git"));
+
+    @Test
+    void circleci_variables_come_from_the_assignment_and_the_job_overrides_the_host() {
+        PlanJob job = new PlanJob("test-linux", "test", JobType.BUILD, Map.of(), "large", null, 3, null, null,
+                Map.of("CI", "overridden-by-job", "PATH", "/job/bin"), List.of(), null, Map.of(), List.of());
+
+        Map<String, String> env = CircleEnvironment.build(ASSIGNMENT, job, Path.of("/w/t/home"),
+                Path.of("/w/t/home/project"), "http://gantry:8080/", Map.of("PATH", "/usr/bin", "HOME", "/root",
+                        "GANTRY_AGENT_TOKEN", "gnt_agent_secret", "LANG", "C.UTF-8"), "marker-1");
+
+        assertThat(env).containsEntry("CIRCLECI", "true").containsEntry("CI", "overridden-by-job")
+                .containsEntry("PATH", "/job/bin").containsEntry("LANG", "C.UTF-8")
+                .containsEntry("HOME", "/w/t/home").containsEntry("CIRCLE_WORKING_DIRECTORY", "/w/t/home/project")
+                .containsEntry("CIRCLE_TAG", "v1.2.0").containsEntry("CIRCLE_SHA1", "abc123")
+                .containsEntry("CIRCLE_BUILD_NUM", "17").containsEntry("CIRCLE_JOB", "test-linux")
+                .containsEntry("CIRCLE_NODE_INDEX", "1").containsEntry("CIRCLE_NODE_TOTAL", "3")
+                .containsEntry("CIRCLE_WORKFLOW_ID", "wf-1").containsEntry("CIRCLE_WORKFLOW_JOB_ID", "job-1")
+                .containsEntry("CIRCLE_PIPELINE_ID", "pipe-1").containsEntry("CIRCLE_PIPELINE_NUMBER", "5")
+                .containsEntry("CIRCLE_PROJECT_USERNAME", "acme").containsEntry("CIRCLE_PROJECT_REPONAME", "app")
+                .containsEntry("CIRCLE_REPOSITORY_URL", "https://git.example/acme/app.git")
+                .containsEntry("CIRCLE_BUILD_URL", "http://gantry:8080/api/v2/project/gantry/acme/app/job/17")
+                .containsEntry(ProcessTree.MARKER_VARIABLE, "marker-1")
+                .doesNotContainKeys("CIRCLE_BRANCH", "GANTRY_AGENT_TOKEN");
+    }
+
+    @Test
+    void a_step_adds_its_variables_but_cannot_replace_the_task_marker() {
+        Map<String, String> env = CircleEnvironment.withStep(Map.of("A", "1", ProcessTree.MARKER_VARIABLE, "m"),
+                Map.of("A", "2", "B", "3", ProcessTree.MARKER_VARIABLE, "other"));
+
+        assertThat(env).containsEntry("A", "2").containsEntry("B", "3").containsEntry(ProcessTree.MARKER_VARIABLE, "m");
+    }
+}

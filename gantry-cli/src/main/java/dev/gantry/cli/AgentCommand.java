@@ -1,0 +1,140 @@
+package dev.gantry.cli;
+
+import dev.gantry.agent.Agent;
+import dev.gantry.agent.AgentSettings;
+import dev.gantry.agent.protocol.HttpAgentServer;
+import dev.gantry.agent.protocol.RetryPolicy;
+import dev.gantry.agent.protocol.UnauthorizedException;
+import dev.gantry.agent.task.TaskSettings;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code gantry agent}: runs a build agent in the foreground until Ctrl-C (or SIGTERM). On shutdown it stops
+ * claiming and kills the processes of running tasks without reporting them: their leases expire on the server,
+ * which retries the jobs elsewhere.
+ */
+@Command(name = "agent", mixinStandardHelpOptions = true, versionProvider = GantryCommand.ManifestVersion.class,
+        description = {"Run a build agent that takes jobs from a Gantry server until Ctrl-C.",
+            "Steps run on this machine's shell, each task in its own directory with its own HOME."})
+final class AgentCommand implements Callable<Integer> {
+    private static final Logger LOG = LoggerFactory.getLogger(AgentCommand.class);
+    static final String TOKEN_VARIABLE = "GANTRY_AGENT_TOKEN";
+    /** How long shutdown waits for running tasks' processes to be killed. */
+    private static final Duration SHUTDOWN_WAIT = TaskSettings.DEFAULT_KILL_GRACE.plusSeconds(2);
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--server", required = true, paramLabel = "URL",
+            description = "The server's base URL, e.g. http://127.0.0.1:8080.")
+    String server;
+
+    @Option(names = "--token", paramLabel = "T",
+            description = "The agent token (the server's GANTRY_HOME/agent-token). Default: " + TOKEN_VARIABLE + ".")
+    String token;
+
+    @Option(names = "--token-file", paramLabel = "PATH", description = "Read the agent token from this file.")
+    Path tokenFile;
+
+    @Option(names = "--cpu", paramLabel = "N", description = "CPUs to offer. Default: the available processors.")
+    Integer cpu;
+
+    @Option(names = "--memory", paramLabel = "GB", description = "Memory to offer, in GiB. Default: physical memory.")
+    Double memoryGb;
+
+    @Option(names = "--work-dir", paramLabel = "DIR",
+            description = "Where task directories go. Default: GANTRY_HOME/agent-work, else a temp directory.")
+    Path workDir;
+
+    @Option(names = "--name", paramLabel = "N", description = "The name the server shows. Default: the host name.")
+    String name;
+
+    @Override
+    public Integer call() throws InterruptedException {
+        Map<String, String> environment = System.getenv();
+        AgentSettings settings = settings(environment);
+        LOG.info("agent settings: {}", settings);
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        HttpAgentServer http = new HttpAgentServer(settings.server(), settings.token(), RetryPolicy.DEFAULT);
+        Agent agent = new Agent(settings, http,
+                TaskSettings.defaults(settings.workDir(), settings.server().toString(), environment),
+                registration -> {
+                    out.println("Gantry agent " + settings.name() + " registered with " + settings.server() + " (cpu="
+                            + settings.cpu() + ", memory=" + settings.memoryMb() + " MiB)");
+                    out.flush();
+                });
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            agent.close();
+            try {
+                agent.awaitIdle(SHUTDOWN_WAIT);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, "gantry-agent-shutdown"));
+        try {
+            agent.run();
+            return 0;
+        } catch (UnauthorizedException e) {
+            err.println("gantry agent: " + e.getMessage());
+            err.flush();
+            return 1;
+        }
+    }
+
+    private AgentSettings settings(Map<String, String> environment) {
+        try {
+            return new AgentSettings(uri(), token(environment), name == null ? AgentSettings.defaultName() : name,
+                    cpu == null ? AgentSettings.defaultCpu() : cpu,
+                    memoryGb == null ? AgentSettings.defaultMemoryMb() : (int) Math.round(memoryGb * 1024),
+                    workDir == null ? AgentSettings.defaultWorkDir(environment) : workDir);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
+        }
+    }
+
+    private URI uri() {
+        try {
+            return new URI(server);
+        } catch (URISyntaxException e) {
+            throw new ParameterException(spec.commandLine(), "--server must be a URL, got '" + server + "'");
+        }
+    }
+
+    private String token(Map<String, String> environment) {
+        if (token != null && tokenFile != null) {
+            throw new ParameterException(spec.commandLine(), "give --token or --token-file, not both");
+        }
+        if (token != null) {
+            return token;
+        }
+        if (tokenFile != null) {
+            try {
+                return Files.readString(tokenFile).strip();
+            } catch (IOException e) {
+                throw new ParameterException(spec.commandLine(), "--token-file " + tokenFile + ": cannot read: " + e);
+            }
+        }
+        String fromEnvironment = environment.get(TOKEN_VARIABLE);
+        if (fromEnvironment == null || fromEnvironment.isBlank()) {
+            throw new ParameterException(spec.commandLine(),
+                    "an agent token is required: --token, --token-file or " + TOKEN_VARIABLE);
+        }
+        return fromEnvironment;
+    }
+}
