@@ -2,14 +2,18 @@ package dev.gantry.server;
 
 import dev.gantry.db.Database;
 import dev.gantry.db.DatabaseSettings;
+import dev.gantry.config.ConfigCompiler;
 import dev.gantry.queue.QueueSettings;
 import dev.gantry.queue.Queues;
 import dev.gantry.queue.Shards;
+import dev.gantry.queue.Worker;
 import dev.gantry.server.auth.AdminAuthentication;
 import dev.gantry.server.auth.ServerTokens;
 import dev.gantry.server.auth.TokenKind;
 import dev.gantry.server.pipeline.PipelineRoutes;
 import dev.gantry.server.pipeline.PipelineTriggers;
+import dev.gantry.server.plan.GitMirrors;
+import dev.gantry.server.plan.PlanBuilder;
 import dev.gantry.server.project.ProjectRoutes;
 import dev.gantry.server.project.Projects;
 import io.javalin.Javalin;
@@ -41,10 +45,11 @@ import org.slf4j.LoggerFactory;
  * }</pre>
  *
  * <p>Start migrates the schema, makes sure of the tokens (see {@link ServerTokens}), starts the queue and its
- * maintenance (every {@link #QUEUE_MAINTENANCE_EVERY}), then HTTP, and logs one line
+ * maintenance (every {@link #QUEUE_MAINTENANCE_EVERY}), the plan builder ({@link PlanBuilder}, mirrors under
+ * {@code home/repos}), then HTTP, and logs one line
  * {@code Gantry listening on http://127.0.0.1:PORT}. If any step fails, what had started is stopped again.
- * Thread-safe; {@link #close()} stops HTTP (letting requests in flight finish), then the queue, then the database if
- * this server started it.
+ * Thread-safe; {@link #close()} stops HTTP (letting requests in flight finish), then the plan builder, then the
+ * queue, then the database if this server started it.
  */
 public final class GantryServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(GantryServer.class);
@@ -55,15 +60,17 @@ public final class GantryServer implements AutoCloseable {
     private final Javalin http;
     private final Queues queues;
     private final AutoCloseable queueMaintenance;
+    private final Worker planBuilder;
     private final Database ownedDatabase;
     private final ServerTokens tokens;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    private GantryServer(Javalin http, Queues queues, AutoCloseable queueMaintenance, Database ownedDatabase,
-                         ServerTokens tokens) {
+    private GantryServer(Javalin http, Queues queues, AutoCloseable queueMaintenance, Worker planBuilder,
+                         Database ownedDatabase, ServerTokens tokens) {
         this.http = http;
         this.queues = queues;
         this.queueMaintenance = queueMaintenance;
+        this.planBuilder = planBuilder;
         this.ownedDatabase = ownedDatabase;
         this.tokens = tokens;
     }
@@ -79,7 +86,7 @@ public final class GantryServer implements AutoCloseable {
     public static GantryServer start(ServerSettings settings, DatabaseSettings database) {
         Database started = Database.start(database);
         try {
-            return start(settings, started.getDataSource(), database.home(), started);
+            return start(settings, started.getDataSource(), database.home(), started, true);
         } catch (RuntimeException failure) {
             started.close();
             throw failure;
@@ -93,10 +100,16 @@ public final class GantryServer implements AutoCloseable {
      * @throws ServerStartException if the server does not start
      */
     public static GantryServer start(ServerSettings settings, DataSource dataSource, Path home) {
-        return start(settings, dataSource, home, null);
+        return start(settings, dataSource, home, null, true);
     }
 
-    private static GantryServer start(ServerSettings settings, DataSource dataSource, Path home, Database owned) {
+    /** A server without the plan builder, for tests that consume the plan messages themselves. */
+    static GantryServer startWithoutPlanBuilder(ServerSettings settings, DataSource dataSource, Path home) {
+        return start(settings, dataSource, home, null, false);
+    }
+
+    private static GantryServer start(ServerSettings settings, DataSource dataSource, Path home, Database owned,
+                                      boolean planPipelines) {
         Objects.requireNonNull(settings, "settings");
         Objects.requireNonNull(home, "home");
         InstantSource clock = InstantSource.system();
@@ -106,15 +119,23 @@ public final class GantryServer implements AutoCloseable {
         Queues queues = startQueues(dataSource);
         // One database is one shard; Shards runs the maintenance loop the queue needs from some process.
         AutoCloseable queueMaintenance = Shards.of(List.of(queues)).startMaintenance(QUEUE_MAINTENANCE_EVERY);
+        Worker planBuilder = null;
         try {
+            if (planPipelines) {
+                planBuilder = new PlanBuilder(jdbi, queues, GitMirrors.under(home), ConfigCompiler.create(), clock)
+                        .start();
+            }
             Javalin http = HttpApi.create(settings.port(), new AdminAuthentication(tokens.hash(TokenKind.ADMIN)),
                     new ProjectRoutes(new Projects(jdbi, clock)),
                     new PipelineRoutes(new PipelineTriggers(jdbi, queues, clock)));
             startHttp(http, settings);
-            GantryServer server = new GantryServer(http, queues, queueMaintenance, owned, tokens);
+            GantryServer server = new GantryServer(http, queues, queueMaintenance, planBuilder, owned, tokens);
             LOG.info("Gantry listening on {}", server.url());
             return server;
         } catch (RuntimeException failure) {
+            if (planBuilder != null) {
+                planBuilder.close();
+            }
             closeQuietly(queueMaintenance);
             queues.close();
             throw failure;
@@ -156,8 +177,8 @@ public final class GantryServer implements AutoCloseable {
     }
 
     /**
-     * Stops HTTP (requests in flight finish), then the queue's maintenance and wake-ups, then the database if this
-     * server started it. Idempotent.
+     * Stops HTTP (requests in flight finish), then the plan builder (plans under way finish), then the queue's
+     * maintenance and wake-ups, then the database if this server started it. Idempotent.
      */
     @Override
     public void close() {
@@ -168,6 +189,9 @@ public final class GantryServer implements AutoCloseable {
             http.stop();
         } finally {
             try {
+                if (planBuilder != null) {
+                    planBuilder.close();
+                }
                 closeQuietly(queueMaintenance);
                 queues.close();
             } finally {
