@@ -10,12 +10,15 @@ import dev.gantry.queue.Worker;
 import dev.gantry.server.auth.AdminAuthentication;
 import dev.gantry.server.auth.ServerTokens;
 import dev.gantry.server.auth.TokenKind;
+import dev.gantry.server.job.JobRoutes;
 import dev.gantry.server.pipeline.PipelineRoutes;
 import dev.gantry.server.pipeline.PipelineTriggers;
 import dev.gantry.server.plan.GitMirrors;
 import dev.gantry.server.plan.PlanBuilder;
 import dev.gantry.server.project.ProjectRoutes;
 import dev.gantry.server.project.Projects;
+import dev.gantry.server.workflow.WorkflowRoutes;
+import dev.gantry.server.workflow.Workflows;
 import io.javalin.Javalin;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.net.URI;
@@ -127,7 +130,8 @@ public final class GantryServer implements AutoCloseable {
             }
             Javalin http = HttpApi.create(settings.port(), new AdminAuthentication(tokens.hash(TokenKind.ADMIN)),
                     new ProjectRoutes(new Projects(jdbi, clock)),
-                    new PipelineRoutes(new PipelineTriggers(jdbi, queues, clock)));
+                    new PipelineRoutes(new PipelineTriggers(jdbi, queues, clock)),
+                    new WorkflowRoutes(new Workflows(jdbi)), new JobRoutes(jdbi));
             startHttp(http, settings);
             GantryServer server = new GantryServer(http, queues, queueMaintenance, planBuilder, owned, tokens);
             LOG.info("Gantry listening on {}", server.url());

@@ -3,8 +3,10 @@ package dev.gantry.server;
 import dev.gantry.server.auth.AdminAuthentication;
 import dev.gantry.server.http.ErrorResponses;
 import dev.gantry.server.http.JsonBody;
+import dev.gantry.server.job.JobRoutes;
 import dev.gantry.server.pipeline.PipelineRoutes;
 import dev.gantry.server.project.ProjectRoutes;
+import dev.gantry.server.workflow.WorkflowRoutes;
 import io.javalin.Javalin;
 import io.javalin.http.HttpResponseException;
 
@@ -15,7 +17,7 @@ final class HttpApi {
 
     /** A Javalin instance for {@link ServerSettings#HOST} and {@code port}, not started yet. */
     static Javalin create(int port, AdminAuthentication authentication, ProjectRoutes projects,
-                          PipelineRoutes pipelines) {
+                          PipelineRoutes pipelines, WorkflowRoutes workflows, JobRoutes jobs) {
         ErrorResponses errors = new ErrorResponses();
         return Javalin.create(config -> {
             config.jetty.host = ServerSettings.HOST;
@@ -30,6 +32,10 @@ final class HttpApi {
             config.routes.get("/api/v2/project/{vcs}/{org}/{name}", projects::get);
             config.routes.post("/api/v2/project/{vcs}/{org}/{name}/pipeline", pipelines::trigger);
             config.routes.get("/api/v2/pipeline/{id}", pipelines::get);
+            config.routes.get("/api/v2/pipeline/{id}/workflow", workflows::listOfPipeline);
+            config.routes.get("/api/v2/workflow/{id}", workflows::get);
+            config.routes.get("/api/v2/workflow/{id}/job", workflows::jobs);
+            config.routes.get("/api/v2/project/{vcs}/{org}/{name}/job/{number}", jobs::get);
 
             // Javalin answers its own exceptions (no route, wrong method) itself unless a handler names their class.
             config.routes.exception(HttpResponseException.class, errors::handle);
