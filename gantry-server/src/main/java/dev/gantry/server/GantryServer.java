@@ -2,6 +2,7 @@ package dev.gantry.server;
 
 import dev.gantry.db.Database;
 import dev.gantry.db.DatabaseSettings;
+import dev.gantry.config.ConfigCompiler;
 import dev.gantry.queue.QueueSettings;
 import dev.gantry.queue.Queues;
 import dev.gantry.queue.Shards;
@@ -9,13 +10,18 @@ import dev.gantry.queue.Worker;
 import dev.gantry.server.auth.AdminAuthentication;
 import dev.gantry.server.auth.ServerTokens;
 import dev.gantry.server.auth.TokenKind;
+import dev.gantry.server.job.JobRoutes;
 import dev.gantry.server.orchestrator.WorkflowAdvancer;
+import dev.gantry.server.orchestrator.WorkflowCommandRoutes;
 import dev.gantry.server.orchestrator.WorkflowCommands;
-import dev.gantry.server.orchestrator.WorkflowRoutes;
 import dev.gantry.server.pipeline.PipelineRoutes;
 import dev.gantry.server.pipeline.PipelineTriggers;
+import dev.gantry.server.plan.GitMirrors;
+import dev.gantry.server.plan.PlanBuilder;
 import dev.gantry.server.project.ProjectRoutes;
 import dev.gantry.server.project.Projects;
+import dev.gantry.server.workflow.WorkflowRoutes;
+import dev.gantry.server.workflow.Workflows;
 import io.javalin.Javalin;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.net.URI;
@@ -23,6 +29,7 @@ import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.time.InstantSource;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -45,10 +52,11 @@ import org.slf4j.LoggerFactory;
  * }</pre>
  *
  * <p>Start migrates the schema, makes sure of the tokens (see {@link ServerTokens}), starts the queue and its
- * maintenance (every {@link #QUEUE_MAINTENANCE_EVERY}), then HTTP, and logs one line
+ * maintenance (every {@link #QUEUE_MAINTENANCE_EVERY}), the plan builder ({@link PlanBuilder}, mirrors under
+ * {@code home/repos}), then HTTP, and logs one line
  * {@code Gantry listening on http://127.0.0.1:PORT}. If any step fails, what had started is stopped again.
- * Thread-safe; {@link #close()} stops HTTP (letting requests in flight finish), then the queue, then the database if
- * this server started it.
+ * Thread-safe; {@link #close()} stops HTTP (letting requests in flight finish), then the plan builder, then the
+ * queue, then the database if this server started it.
  */
 public final class GantryServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(GantryServer.class);
@@ -84,7 +92,7 @@ public final class GantryServer implements AutoCloseable {
     public static GantryServer start(ServerSettings settings, DatabaseSettings database) {
         Database started = Database.start(database);
         try {
-            return start(settings, started.getDataSource(), database.home(), started);
+            return start(settings, started.getDataSource(), database.home(), started, true);
         } catch (RuntimeException failure) {
             started.close();
             throw failure;
@@ -98,10 +106,16 @@ public final class GantryServer implements AutoCloseable {
      * @throws ServerStartException if the server does not start
      */
     public static GantryServer start(ServerSettings settings, DataSource dataSource, Path home) {
-        return start(settings, dataSource, home, null);
+        return start(settings, dataSource, home, null, true);
     }
 
-    private static GantryServer start(ServerSettings settings, DataSource dataSource, Path home, Database owned) {
+    /** A server without the plan builder, for tests that consume the plan messages themselves. */
+    static GantryServer startWithoutPlanBuilder(ServerSettings settings, DataSource dataSource, Path home) {
+        return start(settings, dataSource, home, null, false);
+    }
+
+    private static GantryServer start(ServerSettings settings, DataSource dataSource, Path home, Database owned,
+                                      boolean planPipelines) {
         Objects.requireNonNull(settings, "settings");
         Objects.requireNonNull(home, "home");
         InstantSource clock = InstantSource.system();
@@ -112,19 +126,26 @@ public final class GantryServer implements AutoCloseable {
         // One database is one shard; Shards runs the maintenance loop the queue needs from some process.
         AutoCloseable queueMaintenance = Shards.of(List.of(queues)).startMaintenance(QUEUE_MAINTENANCE_EVERY);
         Runnable tasksQueued = () -> { };
-        Worker orchestrator = WorkflowAdvancer.start(queues, new WorkflowAdvancer(jdbi, clock, tasksQueued));
+        List<AutoCloseable> queueLoops = new ArrayList<>();
+        queueLoops.add(WorkflowAdvancer.start(queues, new WorkflowAdvancer(jdbi, clock, tasksQueued)));
         try {
+            if (planPipelines) {
+                queueLoops.add(new PlanBuilder(jdbi, queues, GitMirrors.under(home), ConfigCompiler.create(), clock)
+                        .start());
+            }
             Javalin http = HttpApi.create(settings.port(), new AdminAuthentication(tokens.hash(TokenKind.ADMIN)),
                     new ProjectRoutes(new Projects(jdbi, clock)),
                     new PipelineRoutes(new PipelineTriggers(jdbi, queues, clock)),
-                    new WorkflowRoutes(new WorkflowCommands(jdbi, clock, tasksQueued)));
+                    new WorkflowRoutes(new Workflows(jdbi)), new JobRoutes(jdbi),
+                    new WorkflowCommandRoutes(new WorkflowCommands(jdbi, clock, tasksQueued)));
             startHttp(http, settings);
-            GantryServer server = new GantryServer(http, queues, List.of(orchestrator, queueMaintenance), owned,
-                    tokens);
+            queueLoops.add(queueMaintenance); // last: it keeps the queue healthy while the workers stop
+            GantryServer server = new GantryServer(http, queues, List.copyOf(queueLoops), owned, tokens);
             LOG.info("Gantry listening on {}", server.url());
             return server;
         } catch (RuntimeException failure) {
-            closeQuietly(List.of(orchestrator, queueMaintenance));
+            queueLoops.add(queueMaintenance);
+            closeQuietly(queueLoops);
             queues.close();
             throw failure;
         }
@@ -165,8 +186,8 @@ public final class GantryServer implements AutoCloseable {
     }
 
     /**
-     * Stops HTTP (requests in flight finish), then the queue's maintenance and wake-ups, then the database if this
-     * server started it. Idempotent.
+     * Stops HTTP (requests in flight finish), then the plan builder (plans under way finish), then the queue's
+     * maintenance and wake-ups, then the database if this server started it. Idempotent.
      */
     @Override
     public void close() {

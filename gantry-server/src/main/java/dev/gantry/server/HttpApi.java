@@ -3,9 +3,11 @@ package dev.gantry.server;
 import dev.gantry.server.auth.AdminAuthentication;
 import dev.gantry.server.http.ErrorResponses;
 import dev.gantry.server.http.JsonBody;
-import dev.gantry.server.orchestrator.WorkflowRoutes;
+import dev.gantry.server.job.JobRoutes;
+import dev.gantry.server.orchestrator.WorkflowCommandRoutes;
 import dev.gantry.server.pipeline.PipelineRoutes;
 import dev.gantry.server.project.ProjectRoutes;
+import dev.gantry.server.workflow.WorkflowRoutes;
 import io.javalin.Javalin;
 import io.javalin.http.HttpResponseException;
 
@@ -16,7 +18,8 @@ final class HttpApi {
 
     /** A Javalin instance for {@link ServerSettings#HOST} and {@code port}, not started yet. */
     static Javalin create(int port, AdminAuthentication authentication, ProjectRoutes projects,
-                          PipelineRoutes pipelines, WorkflowRoutes workflows) {
+                          PipelineRoutes pipelines, WorkflowRoutes workflows, JobRoutes jobs,
+                          WorkflowCommandRoutes workflowCommands) {
         ErrorResponses errors = new ErrorResponses();
         return Javalin.create(config -> {
             config.jetty.host = ServerSettings.HOST;
@@ -33,9 +36,13 @@ final class HttpApi {
             config.routes.patch("/api/v2/project/{vcs}/{org}/{name}/settings", projects::updateSettings);
             config.routes.post("/api/v2/project/{vcs}/{org}/{name}/pipeline", pipelines::trigger);
             config.routes.get("/api/v2/pipeline/{id}", pipelines::get);
-            config.routes.post("/api/v2/workflow/{id}/cancel", workflows::cancel);
-            config.routes.post("/api/v2/workflow/{id}/rerun", workflows::rerun);
-            config.routes.post("/api/v2/workflow/{id}/approve/{approval_request_id}", workflows::approve);
+            config.routes.get("/api/v2/pipeline/{id}/workflow", workflows::listOfPipeline);
+            config.routes.get("/api/v2/workflow/{id}", workflows::get);
+            config.routes.get("/api/v2/workflow/{id}/job", workflows::jobs);
+            config.routes.post("/api/v2/workflow/{id}/cancel", workflowCommands::cancel);
+            config.routes.post("/api/v2/workflow/{id}/rerun", workflowCommands::rerun);
+            config.routes.post("/api/v2/workflow/{id}/approve/{approval_request_id}", workflowCommands::approve);
+            config.routes.get("/api/v2/project/{vcs}/{org}/{name}/job/{number}", jobs::get);
 
             // Javalin answers its own exceptions (no route, wrong method) itself unless a handler names their class.
             config.routes.exception(HttpResponseException.class, errors::handle);

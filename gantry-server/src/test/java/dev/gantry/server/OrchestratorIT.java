@@ -47,7 +47,7 @@ class OrchestratorIT {
 
     @BeforeAll
     static void start() {
-        server = TestServer.start(pg.dataSource(), home);
+        server = TestServer.startWithoutPlanBuilder(pg.dataSource(), home);
         api = server.api();
         queues = Queues.start(pg.dataSource(), QueueSettings.defaults(), new SimpleMeterRegistry());
         jdbi = Jdbi.create(pg.dataSource()).installPlugin(new SqlObjectPlugin());

@@ -27,6 +27,12 @@ final class TestServer implements AutoCloseable {
         return new TestServer(GantryServer.start(new ServerSettings(0), dataSource, home), dataSource);
     }
 
+    /** A server that leaves the plan messages in the queue, for tests that claim them themselves. */
+    static TestServer startWithoutPlanBuilder(DataSource dataSource, Path home) {
+        return new TestServer(GantryServer.startWithoutPlanBuilder(new ServerSettings(0), dataSource, home),
+                dataSource);
+    }
+
     GantryServer server() {
         return server;
     }
@@ -54,6 +60,16 @@ final class TestServer implements AutoCloseable {
     ApiClient.Answer createProject(String organization, String name) {
         ApiClient.Answer created = api.post("/api/v2/project", "{\"name\": \"" + name + "\", \"repo_url\": "
                 + "\"https://github.com/" + organization + "/" + name + ".git\"}");
+        if (created.status() != 201) {
+            throw new AssertionError("creating " + organization + "/" + name + ": " + created);
+        }
+        return created;
+    }
+
+    /** Creates the project {@code organization/name} on the repository {@code repoUrl}; fails unless it answers 201. */
+    ApiClient.Answer createProject(String organization, String name, String repoUrl) {
+        ApiClient.Answer created = api.post("/api/v2/project", "{\"name\": \"" + name + "\", \"organization\": \""
+                + organization + "\", \"repo_url\": \"" + repoUrl + "\"}");
         if (created.status() != 201) {
             throw new AssertionError("creating " + organization + "/" + name + ": " + created);
         }

@@ -8,6 +8,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.OffsetDateTime;
 import java.util.Collections;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
@@ -21,6 +22,7 @@ import org.jdbi.v3.sqlobject.statement.SqlUpdate;
 /** Every statement on {@code gantry.pipeline}. */
 @RegisterRowMapper(PipelineDao.PipelineMapper.class)
 @RegisterRowMapper(PipelineDao.PriorTriggerMapper.class)
+@RegisterRowMapper(PipelineDao.PipelineViewMapper.class)
 public interface PipelineDao {
     /** The name of the unique constraint that a second pipeline with a used idempotency key runs into. */
     String IDEMPOTENCY_CONSTRAINT = "pipeline_idempotency_key";
@@ -47,6 +49,16 @@ public interface PipelineDao {
             WHERE p.id = :id
             """)
     Optional<Pipeline> find(UUID id);
+
+    /** The pipeline with what only its API view shows: its project's repository and why it errored. */
+    @SqlQuery("""
+            SELECT p.id, p.number, p.state, p.branch, p.tag, p.revision, p.parameters::text AS parameters,
+                   p.created_at, p.updated_at, pr.organization, pr.name, pr.vcs_url, p.errors::text AS errors
+            FROM gantry.pipeline p
+            JOIN gantry.project pr ON pr.id = p.project_id
+            WHERE p.id = :id
+            """)
+    Optional<PipelineView> findView(UUID id);
 
     @SqlQuery("""
             SELECT id, request_hash
@@ -77,6 +89,23 @@ public interface PipelineDao {
                 return Collections.unmodifiableSortedMap(Json.MAPPER.readValue(json, PARAMETERS));
             } catch (JsonProcessingException e) {
                 throw new IllegalStateException("gantry.pipeline.parameters holds JSON that is not an object", e);
+            }
+        }
+    }
+
+    /** Reads the columns {@link #findView} selects. */
+    final class PipelineViewMapper implements RowMapper<PipelineView> {
+        private static final TypeReference<List<PipelineError>> ERRORS = new TypeReference<>() {
+        };
+        private final PipelineMapper pipelines = new PipelineMapper();
+
+        @Override
+        public PipelineView map(ResultSet rs, StatementContext ctx) throws SQLException {
+            try {
+                return new PipelineView(pipelines.map(rs, ctx), rs.getString("vcs_url"),
+                        Json.MAPPER.readValue(rs.getString("errors"), ERRORS));
+            } catch (JsonProcessingException e) {
+                throw new IllegalStateException("gantry.pipeline.errors holds JSON that is not a list of errors", e);
             }
         }
     }

@@ -38,7 +38,7 @@ public final class PipelineRoutes {
     public void get(Context ctx) {
         String id = ctx.pathParam("id");
         // UUID.fromString would also take "1-1-1-1-1"; only the canonical form names a pipeline.
-        Optional<Pipeline> pipeline = UUID_TEXT.matcher(id).matches() ? triggers.find(UUID.fromString(id))
+        Optional<PipelineView> pipeline = UUID_TEXT.matcher(id).matches() ? triggers.findView(UUID.fromString(id))
                 : Optional.empty();
         Json.respond(ctx, 200, PipelineJson.of(pipeline.orElseThrow(() -> ApiException.notFound("no pipeline " + id))));
     }

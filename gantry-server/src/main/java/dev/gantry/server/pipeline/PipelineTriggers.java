@@ -109,6 +109,11 @@ public final class PipelineTriggers {
         return jdbi.withExtension(PipelineDao.class, pipelines -> pipelines.find(id));
     }
 
+    /** The pipeline {@code id} as its API view shows it, if there is one. */
+    Optional<PipelineView> findView(UUID id) {
+        return jdbi.withExtension(PipelineDao.class, pipelines -> pipelines.findView(id));
+    }
+
     private static boolean violates(Throwable failure, String constraint) {
         for (Throwable t = failure; t != null; t = t.getCause()) {
             if (t instanceof PSQLException psql && UNIQUE_VIOLATION.equals(psql.getSQLState())) {

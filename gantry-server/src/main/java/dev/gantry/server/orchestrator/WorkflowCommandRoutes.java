@@ -13,12 +13,12 @@ import java.util.UUID;
  * {@code POST /api/v2/workflow/{id}/cancel}, {@code …/rerun} and {@code …/approve/{approval_request_id}}, answered as
  * CircleCI's API v2 answers them: 202 once the change is committed. Thread-safe.
  */
-public final class WorkflowRoutes {
+public final class WorkflowCommandRoutes {
     private static final Map<String, String> ACCEPTED = Map.of("message", "Accepted.");
 
     private final WorkflowCommands commands;
 
-    public WorkflowRoutes(WorkflowCommands commands) {
+    public WorkflowCommandRoutes(WorkflowCommands commands) {
         this.commands = commands;
     }
 

@@ -1,0 +1,36 @@
+package dev.gantry.server.job;
+
+import dev.gantry.server.http.ApiException;
+import dev.gantry.server.http.Json;
+import dev.gantry.server.http.PathParams;
+import dev.gantry.server.project.ProjectRoutes;
+import dev.gantry.server.project.ProjectSlug;
+import io.javalin.http.Context;
+import java.util.Optional;
+import org.jdbi.v3.core.Jdbi;
+import org.jdbi.v3.core.transaction.TransactionIsolationLevel;
+
+/**
+ * {@code GET /api/v2/project/{vcs}/{org}/{name}/job/{number}}: a job's details, its steps and parallel runs; 400 for
+ * a number that is not a positive whole number, 404 for an unknown project or job. Thread-safe.
+ */
+public final class JobRoutes {
+    private final Jdbi jdbi;
+
+    /** @param jdbi with the SqlObject plugin installed */
+    public JobRoutes(Jdbi jdbi) {
+        this.jdbi = jdbi;
+    }
+
+    public void get(Context ctx) {
+        ProjectSlug slug = ProjectRoutes.slugOf(ctx);
+        long number = PathParams.positiveNumber(ctx, "number");
+        // One snapshot for the job, its steps and its tasks: an agent reporting meanwhile cannot tear the view.
+        JobDetailsJson details = jdbi.inTransaction(TransactionIsolationLevel.REPEATABLE_READ, h -> {
+            JobDao jobs = h.attach(JobDao.class);
+            Optional<Job> job = jobs.find(slug.organization(), slug.name(), number);
+            return job.map(j -> JobDetailsJson.of(j, jobs.steps(j.id()), jobs.tasks(j.id())));
+        }).orElseThrow(() -> ApiException.notFound("no job " + number + " in project " + slug));
+        Json.respond(ctx, 200, details);
+    }
+}

@@ -1,0 +1,153 @@
+package dev.gantry.server.plan;
+
+import dev.gantry.config.CompileResult;
+import dev.gantry.config.ConfigCompiler;
+import dev.gantry.queue.Message;
+import dev.gantry.queue.Queues;
+import dev.gantry.queue.Worker;
+import dev.gantry.server.http.DatabaseFailures;
+import dev.gantry.server.pipeline.Pipeline;
+import dev.gantry.server.pipeline.PipelineDao;
+import dev.gantry.server.pipeline.PipelineError;
+import dev.gantry.server.pipeline.PipelineState;
+import dev.gantry.server.pipeline.PipelineTriggers;
+import dev.gantry.server.project.Project;
+import dev.gantry.server.project.ProjectDao;
+import java.time.InstantSource;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.UUID;
+import org.jdbi.v3.core.Jdbi;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Turns a pending pipeline into workflows and jobs: consumes {@value PipelineTriggers#PLAN_QUEUE} (payload: the
+ * pipeline id), fetches the config at the pipeline's commit from its {@link ConfigSource}, compiles it, and stores
+ * the plan or the reason it cannot run (see {@link PlanStore}). The fetch and the compile happen outside any
+ * transaction.
+ *
+ * <p>What fails how: a config that cannot be had (unknown ref, no config at the commit), does not compile, or asks
+ * for what this server cannot run makes the pipeline {@code errored} and completes the message. A fetch that may
+ * work later (the network) is retried by the queue until the message's last delivery, which records it. The
+ * database being unavailable is always retried. Anything else (a bug) is retried too, and on the last delivery
+ * errors the pipeline with an id that the log repeats beside the stack trace, so no pipeline stays pending forever.
+ *
+ * <p>Idempotent, as the queue needs: a pipeline that is no longer pending is left alone. Thread-safe.
+ */
+public final class PlanBuilder {
+    private static final Logger LOG = LoggerFactory.getLogger(PlanBuilder.class);
+
+    /** Plans built at once; each mostly waits for git. */
+    public static final int CONCURRENCY = 2;
+
+    /** What one call did. */
+    public enum Outcome {
+        /** The pipeline is {@code created}, its workflows and jobs stored. */
+        CREATED,
+        /** The pipeline is {@code errored}. */
+        ERRORED,
+        /** Nothing: the pipeline is not pending (another delivery settled it) or does not exist. */
+        SKIPPED
+    }
+
+    private final Jdbi jdbi;
+    private final Queues queues;
+    private final ConfigSource configs;
+    private final ConfigCompiler compiler;
+    private final PlanStore store;
+
+    /** @param jdbi with the SqlObject plugin installed */
+    public PlanBuilder(Jdbi jdbi, Queues queues, ConfigSource configs, ConfigCompiler compiler, InstantSource clock) {
+        this.jdbi = Objects.requireNonNull(jdbi, "jdbi");
+        this.queues = Objects.requireNonNull(queues, "queues");
+        this.configs = Objects.requireNonNull(configs, "configs");
+        this.compiler = Objects.requireNonNull(compiler, "compiler");
+        this.store = new PlanStore(jdbi, queues, clock);
+    }
+
+    /** Starts consuming {@value PipelineTriggers#PLAN_QUEUE}; closing the worker waits for the plans under way. */
+    public Worker start() {
+        // No prefetch: a plan takes as long as its git fetch, and a message waiting behind it would only wait.
+        return Worker.start(queues, PipelineTriggers.PLAN_QUEUE, this::handle,
+                Worker.Options.named("plan-builder", CONCURRENCY).withPrefetch(0));
+    }
+
+    /** Handles one delivery of a plan message. */
+    public void handle(Message message) throws InterruptedException {
+        UUID pipelineId;
+        try {
+            pipelineId = UUID.fromString(message.payload());
+        } catch (IllegalArgumentException | NullPointerException e) {
+            throw new Worker.FatalFailure("the payload of a plan message is a pipeline id, got '" + message.payload()
+                    + "'");
+        }
+        try {
+            build(pipelineId, message.lastAttempt());
+        } catch (RuntimeException e) {
+            if (!message.lastAttempt() || DatabaseFailures.retryAfter(e).isPresent()) {
+                throw e;
+            }
+            String errorId = UUID.randomUUID().toString();
+            LOG.error("planning pipeline {} failed on its last delivery, error id {}", pipelineId, errorId, e);
+            store.errored(pipelineId, null, List.of(new PipelineError(PipelineError.PLAN, "planning failed on an "
+                    + "internal error; the server log has the details under error id " + errorId)));
+        }
+    }
+
+    /**
+     * Plans the pipeline {@code pipelineId} if it is pending.
+     *
+     * @param lastAttempt true when no retry follows: a transient fetch failure is then recorded, not thrown
+     * @throws ConfigFetchException for a transient fetch failure when {@code lastAttempt} is false
+     */
+    public Outcome build(UUID pipelineId, boolean lastAttempt) throws InterruptedException {
+        Optional<Pipeline> found = jdbi.withExtension(PipelineDao.class, pipelines -> pipelines.find(pipelineId));
+        if (found.isEmpty() || found.get().state() != PipelineState.PENDING) {
+            LOG.debug("pipeline {} is {}; nothing to plan", pipelineId,
+                    found.map(p -> p.state().label()).orElse("not there"));
+            return Outcome.SKIPPED;
+        }
+        Pipeline pipeline = found.get();
+        Project project = jdbi.withExtension(ProjectDao.class, projects -> projects.find(
+                pipeline.project().organization(), pipeline.project().name())).orElseThrow(() ->
+                new IllegalStateException("pipeline " + pipelineId + " has no project " + pipeline.project()));
+        ConfigSource.FetchedConfig config;
+        try {
+            config = configs.fetch(project.id(), project.vcsUrl(), pipeline.ref(), pipeline.revision());
+        } catch (ConfigFetchException e) {
+            if (e.transientFailure() && !lastAttempt) {
+                LOG.warn("pipeline {} #{}: {}; the queue will try again", pipeline.project(), pipeline.number(),
+                        e.getMessage());
+                throw e;
+            }
+            return errored(pipeline, e.revision().orElse(null),
+                    List.of(new PipelineError(PipelineError.CONFIG_FETCH, e.getMessage())));
+        }
+        CompileResult result = compiler.compile(config.path(), config.text(),
+                PipelineContexts.of(pipeline, project, config.revision()));
+        if (!result.ok()) {
+            return errored(pipeline, config.revision(), PlanChecks.compileErrors(result.errors()));
+        }
+        List<PipelineError> unrunnable = PlanChecks.unrunnable(result.plan());
+        if (!unrunnable.isEmpty()) {
+            return errored(pipeline, config.revision(), unrunnable);
+        }
+        if (!store.created(pipelineId, project.id(), config.revision(), result.plan())) {
+            return Outcome.SKIPPED;
+        }
+        LOG.info("pipeline {} #{} planned at {} from {}: {} workflows, {} jobs", pipeline.project(),
+                pipeline.number(), config.revision(), config.path(), result.plan().workflows().size(),
+                result.plan().workflows().stream().mapToInt(w -> w.jobs().size()).sum());
+        return Outcome.CREATED;
+    }
+
+    private Outcome errored(Pipeline pipeline, String revision, List<PipelineError> errors) {
+        if (!store.errored(pipeline.id(), revision, errors)) {
+            return Outcome.SKIPPED;
+        }
+        LOG.info("pipeline {} #{} errored: {}", pipeline.project(), pipeline.number(), errors.getFirst().message());
+        return Outcome.ERRORED;
+    }
+}

@@ -1,0 +1,55 @@
+package dev.gantry.server.plan;
+
+import dev.gantry.config.diag.Diagnostic;
+import dev.gantry.config.plan.Plan;
+import dev.gantry.config.plan.PlanJob;
+import dev.gantry.config.plan.PlanWorkflow;
+import dev.gantry.server.pipeline.PipelineError;
+import dev.gantry.server.run.ResourceClasses;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * What makes a pipeline errored besides fetching: compile errors, and a plan this server cannot run. Pure; each
+ * method returns every problem it finds, not just the first.
+ */
+final class PlanChecks {
+    /** The most errors a pipeline records; a config with more is broken enough that the rest add nothing. */
+    static final int MAX_ERRORS = 50;
+
+    private PlanChecks() {
+    }
+
+    /** The compiler's errors as the pipeline's, each rendered as the compiler renders it (file:line:column: …). */
+    static List<PipelineError> compileErrors(List<Diagnostic> errors) {
+        List<PipelineError> out = new ArrayList<>();
+        for (Diagnostic error : errors.subList(0, Math.min(errors.size(), MAX_ERRORS))) {
+            out.add(new PipelineError(PipelineError.CONFIG, error.format()));
+        }
+        if (errors.size() > MAX_ERRORS) {
+            out.add(new PipelineError(PipelineError.CONFIG, "… and " + (errors.size() - MAX_ERRORS) + " more errors; "
+                    + "run 'gantry config validate' on the config to see them all"));
+        }
+        return out;
+    }
+
+    /** What in {@code plan} this server cannot run: a setup config, or a build job of a class it does not know. */
+    static List<PipelineError> unrunnable(Plan plan) {
+        if (plan.setup()) {
+            return List.of(new PipelineError(PipelineError.PLAN, "this is a setup config ('setup: true', dynamic "
+                    + "configuration); setup workflows are not supported yet"));
+        }
+        List<PipelineError> out = new ArrayList<>();
+        for (PlanWorkflow workflow : plan.workflows()) {
+            for (PlanJob job : workflow.jobs()) {
+                String resourceClass = PlannedJobs.resourceClass(job);
+                if (resourceClass != null && ResourceClasses.size(resourceClass).isEmpty()) {
+                    out.add(new PipelineError(PipelineError.PLAN, "job '" + job.name() + "' of workflow '"
+                            + workflow.name() + "' asks for resource class '" + resourceClass + "', which this "
+                            + "server does not have; the classes are " + ResourceClasses.known()));
+                }
+            }
+        }
+        return out.size() <= MAX_ERRORS ? out : out.subList(0, MAX_ERRORS);
+    }
+}

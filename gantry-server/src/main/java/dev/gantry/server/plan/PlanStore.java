@@ -1,0 +1,99 @@
+package dev.gantry.server.plan;
+
+import dev.gantry.config.plan.Plan;
+import dev.gantry.config.plan.PlanJob;
+import dev.gantry.config.plan.PlanWorkflow;
+import dev.gantry.queue.Queues;
+import dev.gantry.server.http.Json;
+import dev.gantry.server.orchestrator.WorkflowCommands;
+import dev.gantry.server.pipeline.PipelineError;
+import dev.gantry.server.run.Orchestration;
+import dev.gantry.server.run.WorkflowStatus;
+import java.time.InstantSource;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import org.jdbi.v3.core.Jdbi;
+
+/**
+ * Settles a pending pipeline in one transaction each way: {@link #created} stores its workflows and jobs and asks
+ * the orchestrator to advance each workflow; {@link #errored} records why it cannot run. Both start with a
+ * compare-and-set from {@code pending}, so of two deliveries of one plan message only the first writes anything.
+ * Thread-safe.
+ */
+final class PlanStore {
+    private final Jdbi jdbi;
+    private final Queues queues;
+    private final InstantSource clock;
+
+    PlanStore(Jdbi jdbi, Queues queues, InstantSource clock) {
+        this.jdbi = jdbi;
+        this.queues = queues;
+        this.clock = clock;
+    }
+
+    /**
+     * Makes the pipeline {@code created} at {@code revision} with {@code plan}'s workflows ({@code running}) and jobs
+     * ({@code blocked}, numbered in workflow then declaration order).
+     *
+     * @return false, writing nothing, when the pipeline was no longer pending
+     */
+    boolean created(UUID pipelineId, UUID projectId, String revision, Plan plan) {
+        return jdbi.inTransaction(h -> {
+            PlanDao dao = h.attach(PlanDao.class);
+            OffsetDateTime now = now();
+            if (!settled(dao.markCreated(pipelineId, revision, now), pipelineId)) {
+                return false;
+            }
+            int jobCount = plan.workflows().stream().mapToInt(w -> w.jobs().size()).sum();
+            long number = jobCount == 0 ? 0 : dao.claimJobNumbers(projectId, jobCount).orElseThrow(() ->
+                    new IllegalStateException("project " + projectId + " of pipeline " + pipelineId + " is gone"))
+                    - jobCount;
+            List<UUID> workflows = new ArrayList<>();
+            List<JobRow> jobs = new ArrayList<>();
+            for (PlanWorkflow workflow : plan.workflows()) {
+                UUID workflowId = UUID.randomUUID();
+                dao.insertWorkflow(workflowId, pipelineId, workflow.name(), WorkflowStatus.RUNNING.word(), now);
+                workflows.add(workflowId);
+                for (PlanJob job : workflow.jobs()) {
+                    jobs.add(PlannedJobs.row(job, UUID.randomUUID(), workflowId, projectId, ++number, now));
+                }
+            }
+            if (!jobs.isEmpty()) {
+                dao.insertJobs(jobs);
+            }
+            for (UUID workflowId : workflows) {
+                Orchestration.requestAdvance(h, queues, workflowId);
+            }
+            PlanDao.BranchAndNumber pipeline = dao.branchAndNumber(pipelineId);
+            WorkflowCommands.cancelRedundant(h, projectId, pipeline.branch(), pipeline.number(), now);
+            return true;
+        });
+    }
+
+    /**
+     * Makes the pipeline {@code errored} with {@code errors}, and {@code revision} if the failure came after the
+     * commit was known (null keeps what is stored).
+     *
+     * @return false, writing nothing, when the pipeline was no longer pending
+     */
+    boolean errored(UUID pipelineId, String revision, List<PipelineError> errors) {
+        return jdbi.inTransaction(h -> settled(h.attach(PlanDao.class)
+                .markErrored(pipelineId, revision, Json.write(errors), now()), pipelineId));
+    }
+
+    private static boolean settled(int rows, UUID pipelineId) {
+        if (rows > 1) {
+            throw new IllegalStateException("a compare-and-set on pipeline " + pipelineId + " changed " + rows
+                    + " rows");
+        }
+        return rows == 1;
+    }
+
+    private OffsetDateTime now() {
+        return clock.instant().truncatedTo(ChronoUnit.MICROS).atOffset(ZoneOffset.UTC);
+    }
+}
