@@ -5,13 +5,21 @@ import dev.gantry.db.DatabaseSettings;
 import dev.gantry.queue.QueueSettings;
 import dev.gantry.queue.Queues;
 import dev.gantry.queue.Shards;
+import dev.gantry.server.agent.AgentApi;
+import dev.gantry.server.agent.FifoMatcher;
+import dev.gantry.server.agent.TaskWakeups;
 import dev.gantry.server.auth.AdminAuthentication;
+import dev.gantry.server.auth.AgentAuthentication;
 import dev.gantry.server.auth.ServerTokens;
 import dev.gantry.server.auth.TokenKind;
 import dev.gantry.server.pipeline.PipelineRoutes;
 import dev.gantry.server.pipeline.PipelineTriggers;
 import dev.gantry.server.project.ProjectRoutes;
 import dev.gantry.server.project.Projects;
+import dev.gantry.server.results.ResultsApi;
+import dev.gantry.server.storage.FileBlobStore;
+import dev.gantry.server.storage.FileOutputStore;
+import dev.gantry.server.storage.OutputStore;
 import io.javalin.Javalin;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.net.URI;
@@ -57,11 +65,15 @@ public final class GantryServer implements AutoCloseable {
     private final AutoCloseable queueMaintenance;
     private final Database ownedDatabase;
     private final ServerTokens tokens;
+    private final AgentApi agents;
+    private final ResultsApi results;
     private final AtomicBoolean closed = new AtomicBoolean();
 
     private GantryServer(Javalin http, Queues queues, AutoCloseable queueMaintenance, Database ownedDatabase,
-                         ServerTokens tokens) {
+                         ServerTokens tokens, AgentApi agents, ResultsApi results) {
         this.http = http;
+        this.agents = agents;
+        this.results = results;
         this.queues = queues;
         this.queueMaintenance = queueMaintenance;
         this.ownedDatabase = ownedDatabase;
@@ -106,15 +118,24 @@ public final class GantryServer implements AutoCloseable {
         Queues queues = startQueues(dataSource);
         // One database is one shard; Shards runs the maintenance loop the queue needs from some process.
         AutoCloseable queueMaintenance = Shards.of(List.of(queues)).startMaintenance(QUEUE_MAINTENANCE_EVERY);
+        // Job output, caches, workspaces and artifacts live under $GANTRY_HOME (docs/agent-protocol.md).
+        OutputStore output = new FileOutputStore(home.resolve("output"));
+        FileBlobStore blobs = new FileBlobStore(home);
+        AgentApi agents = new AgentApi(jdbi, queues, settings.agent(), new FifoMatcher(), blobs, output,
+                new AgentAuthentication(tokens.hash(TokenKind.AGENT)), clock);
+        ResultsApi results = new ResultsApi(jdbi, blobs, output);
         try {
             Javalin http = HttpApi.create(settings.port(), new AdminAuthentication(tokens.hash(TokenKind.ADMIN)),
                     new ProjectRoutes(new Projects(jdbi, clock)),
-                    new PipelineRoutes(new PipelineTriggers(jdbi, queues, clock)));
+                    new PipelineRoutes(new PipelineTriggers(jdbi, queues, clock)), agents, results);
             startHttp(http, settings);
-            GantryServer server = new GantryServer(http, queues, queueMaintenance, owned, tokens);
+            agents.start();
+            GantryServer server = new GantryServer(http, queues, queueMaintenance, owned, tokens, agents, results);
             LOG.info("Gantry listening on {}", server.url());
             return server;
         } catch (RuntimeException failure) {
+            agents.close();
+            results.close();
             closeQuietly(queueMaintenance);
             queues.close();
             throw failure;
@@ -156,8 +177,16 @@ public final class GantryServer implements AutoCloseable {
     }
 
     /**
-     * Stops HTTP (requests in flight finish), then the queue's maintenance and wake-ups, then the database if this
-     * server started it. Idempotent.
+     * The wake-up for claims waiting in this server: whoever queues job tasks calls
+     * {@link TaskWakeups#tasksQueued()} after its commit.
+     */
+    public TaskWakeups taskWakeups() {
+        return agents.wakeups();
+    }
+
+    /**
+     * Ends waiting agent claims (204) and output streams, stops HTTP (requests in flight finish), the lease sweeper,
+     * then the queue's maintenance and wake-ups, then the database if this server started it. Idempotent.
      */
     @Override
     public void close() {
@@ -165,6 +194,8 @@ public final class GantryServer implements AutoCloseable {
             return;
         }
         try {
+            agents.close();
+            results.close();
             http.stop();
         } finally {
             try {

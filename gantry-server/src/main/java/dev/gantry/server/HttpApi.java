@@ -1,21 +1,28 @@
 package dev.gantry.server;
 
+import dev.gantry.server.agent.AgentApi;
 import dev.gantry.server.auth.AdminAuthentication;
 import dev.gantry.server.http.ErrorResponses;
 import dev.gantry.server.http.JsonBody;
 import dev.gantry.server.pipeline.PipelineRoutes;
 import dev.gantry.server.project.ProjectRoutes;
+import dev.gantry.server.results.ResultsApi;
 import io.javalin.Javalin;
 import io.javalin.http.HttpResponseException;
 
-/** The routes of the HTTP API, and what guards them: the admin token on {@code /api/v2}, JSON errors everywhere. */
+/**
+ * The routes of the HTTP API, and what guards them: the admin token on {@code /api/v2}, the agent token on
+ * {@code /api/agent/v1}, JSON errors everywhere. {@code maxRequestSize} caps only bodies read into memory
+ * ({@code ctx.body()}); JSON bodies have {@link JsonBody}'s own limit, and agent uploads are streamed to files
+ * under a limit of their own.
+ */
 final class HttpApi {
     private HttpApi() {
     }
 
     /** A Javalin instance for {@link ServerSettings#HOST} and {@code port}, not started yet. */
     static Javalin create(int port, AdminAuthentication authentication, ProjectRoutes projects,
-                          PipelineRoutes pipelines) {
+                          PipelineRoutes pipelines, AgentApi agents, ResultsApi results) {
         ErrorResponses errors = new ErrorResponses();
         return Javalin.create(config -> {
             config.jetty.host = ServerSettings.HOST;
@@ -30,6 +37,8 @@ final class HttpApi {
             config.routes.get("/api/v2/project/{vcs}/{org}/{name}", projects::get);
             config.routes.post("/api/v2/project/{vcs}/{org}/{name}/pipeline", pipelines::trigger);
             config.routes.get("/api/v2/pipeline/{id}", pipelines::get);
+            results.addRoutes(config.routes);
+            agents.addRoutes(config.routes);
 
             // Javalin answers its own exceptions (no route, wrong method) itself unless a handler names their class.
             config.routes.exception(HttpResponseException.class, errors::handle);
