@@ -65,7 +65,8 @@ final class Leases {
 
     /**
      * Ends the task with {@code status}; when it was the job's last, settles the job and asks for the workflow's
-     * advance, all in one transaction. A repeat with the same lease after the task ended changes nothing.
+     * advance, all in one transaction. A repeat with the same lease after the task was completed changes nothing; after it was given up as
+     * lost, it is 409.
      *
      * @throws ApiException 409 when {@code lease} is not the task's lease, 404 when there is no such task
      */
@@ -81,7 +82,10 @@ final class Leases {
                 return;
             }
             TaskDao.TaskState state = tasks.state(task.jobId(), task.nodeIndex()).orElseThrow(() -> unknown(task));
-            boolean repeat = lease.equals(state.lease()) && TaskStatus.ofWord(state.status()).terminal();
+            // Ended by a completion under this lease, not given up by the sweeper: the agent's earlier completion
+            // landed and its answer was lost.
+            TaskStatus ended = TaskStatus.ofWord(state.status());
+            boolean repeat = lease.equals(state.lease()) && ended.terminal() && ended != TaskStatus.INFRASTRUCTURE_FAIL;
             if (!repeat) {
                 throw lost(task);
             }
