@@ -96,6 +96,12 @@ final class AgentClient {
         return send("GET", path, HttpRequest.BodyPublishers.noBody(), lease);
     }
 
+    /** The bytes a 200 answer to GET {@code path} carries. */
+    byte[] download(String path, String lease) {
+        return http.sendForBytes("GET", path, HttpRequest.BodyPublishers.noBody(), "Authorization", "Bearer " + token,
+                "Gantry-Lease", lease);
+    }
+
     /** Sends with the agent token and, unless null, the lease; {@code headers} are name, value, … */
     ApiClient.Answer send(String method, String path, HttpRequest.BodyPublisher body, String lease,
                           String... headers) {
