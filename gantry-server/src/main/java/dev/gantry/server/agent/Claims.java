@@ -52,9 +52,10 @@ final class Claims {
      */
     Optional<ObjectNode> claim(UUID agentId, FreeResources free) throws InterruptedException {
         Instant deadline = clock.instant().plus(settings.pollTimeout());
-        while (true) {
+        for (boolean first = true; ; first = false) {
             long generation = wakeups.generation();
-            Optional<ObjectNode> assignment = jdbi.inTransaction(h -> tryClaim(h, agentId, free));
+            boolean checkAgent = first;
+            Optional<ObjectNode> assignment = jdbi.inTransaction(h -> tryClaim(h, agentId, free, checkAgent));
             if (assignment.isPresent() || wakeups.closed()) {
                 return assignment;
             }
@@ -66,14 +67,21 @@ final class Claims {
         }
     }
 
-    private Optional<ObjectNode> tryClaim(Handle h, UUID agentId, FreeResources free) {
+    /**
+     * One look for a task. The agent is marked seen (and checked to exist) on the claim's first look and when it gets
+     * a task, not on every re-check, so that idle agents do not write a row each second.
+     */
+    private Optional<ObjectNode> tryClaim(Handle h, UUID agentId, FreeResources free, boolean firstLook) {
         Instant now = now();
-        if (h.attach(AgentDao.class).seen(agentId, now.atOffset(ZoneOffset.UTC)) == 0) {
+        if (firstLook && h.attach(AgentDao.class).seen(agentId, now.atOffset(ZoneOffset.UTC)) == 0) {
             throw ApiException.notFound("no agent " + agentId + "; register again");
         }
         Optional<TaskKey> picked = matcher.pick(h, free);
         if (picked.isEmpty()) {
             return Optional.empty();
+        }
+        if (!firstLook) {
+            h.attach(AgentDao.class).seen(agentId, now.atOffset(ZoneOffset.UTC));
         }
         TaskKey task = picked.get();
         UUID lease = UUID.randomUUID();
