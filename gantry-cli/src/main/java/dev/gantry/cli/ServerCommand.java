@@ -6,6 +6,7 @@ import dev.gantry.queue.QueueException;
 import dev.gantry.server.GantryServer;
 import dev.gantry.server.ServerException;
 import dev.gantry.server.ServerSettings;
+import dev.gantry.server.agent.AgentSettings;
 import dev.gantry.server.auth.TokenKind;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
@@ -24,7 +25,11 @@ import picocli.CommandLine.Spec;
 @Command(name = "server", mixinStandardHelpOptions = true, versionProvider = GantryCommand.ManifestVersion.class,
         description = {"Run the Gantry server until Ctrl-C.",
             "Uses GANTRY_DATABASE_URL, else the embedded PostgreSQL under GANTRY_HOME (default ~/.gantry); the admin "
-                + "API token is written to GANTRY_HOME/admin-token on first start."})
+                + "API token is written to GANTRY_HOME/admin-token on first start, the agents' token to "
+                + "GANTRY_HOME/agent-token.",
+            "Agent timings: " + AgentSettings.HEARTBEAT_INTERVAL_VARIABLE + " (default 2s), "
+                + AgentSettings.LEASE_TIMEOUT_VARIABLE + " (30s), " + AgentSettings.POLL_TIMEOUT_VARIABLE
+                + " (25s); see docs/agent-protocol.md."})
 final class ServerCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -52,6 +57,8 @@ final class ServerCommand implements Callable<Integer> {
         }, "gantry-server-shutdown"));
         out.println("Gantry listening on " + server.url());
         out.println("Admin API token: " + server.tokenFile(TokenKind.ADMIN) + " (send it as 'Circle-Token: <token>')");
+        out.println("Agent token: " + server.tokenFile(TokenKind.AGENT) + " (agents send it as 'Authorization: "
+                + "Bearer <token>')");
         out.println("Press Ctrl-C to stop.");
         out.flush();
         closed.await();

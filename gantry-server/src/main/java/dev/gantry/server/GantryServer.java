@@ -7,7 +7,11 @@ import dev.gantry.queue.QueueSettings;
 import dev.gantry.queue.Queues;
 import dev.gantry.queue.Shards;
 import dev.gantry.queue.Worker;
+import dev.gantry.server.agent.AgentApi;
+import dev.gantry.server.agent.FifoMatcher;
+import dev.gantry.server.agent.TaskWakeups;
 import dev.gantry.server.auth.AdminAuthentication;
+import dev.gantry.server.auth.AgentAuthentication;
 import dev.gantry.server.auth.ServerTokens;
 import dev.gantry.server.auth.TokenKind;
 import dev.gantry.server.job.JobRoutes;
@@ -20,6 +24,10 @@ import dev.gantry.server.plan.GitMirrors;
 import dev.gantry.server.plan.PlanBuilder;
 import dev.gantry.server.project.ProjectRoutes;
 import dev.gantry.server.project.Projects;
+import dev.gantry.server.results.ResultsApi;
+import dev.gantry.server.storage.FileBlobStore;
+import dev.gantry.server.storage.FileOutputStore;
+import dev.gantry.server.storage.OutputStore;
 import dev.gantry.server.workflow.WorkflowRoutes;
 import dev.gantry.server.workflow.Workflows;
 import io.javalin.Javalin;
@@ -70,11 +78,15 @@ public final class GantryServer implements AutoCloseable {
     private final List<AutoCloseable> queueLoops;
     private final Database ownedDatabase;
     private final ServerTokens tokens;
+    private final AgentApi agents;
+    private final ResultsApi results;
     private final AtomicBoolean closed = new AtomicBoolean();
 
     private GantryServer(Javalin http, Queues queues, List<AutoCloseable> queueLoops, Database ownedDatabase,
-                         ServerTokens tokens) {
+                         ServerTokens tokens, AgentApi agents, ResultsApi results) {
         this.http = http;
+        this.agents = agents;
+        this.results = results;
         this.queues = queues;
         this.queueLoops = queueLoops;
         this.ownedDatabase = ownedDatabase;
@@ -125,7 +137,13 @@ public final class GantryServer implements AutoCloseable {
         Queues queues = startQueues(dataSource);
         // One database is one shard; Shards runs the maintenance loop the queue needs from some process.
         AutoCloseable queueMaintenance = Shards.of(List.of(queues)).startMaintenance(QUEUE_MAINTENANCE_EVERY);
-        Runnable tasksQueued = () -> { };
+        // Job output, caches, workspaces and artifacts live under $GANTRY_HOME (docs/agent-protocol.md).
+        OutputStore output = new FileOutputStore(home.resolve("output"));
+        FileBlobStore blobs = new FileBlobStore(home);
+        AgentApi agents = new AgentApi(jdbi, queues, settings.agent(), new FifoMatcher(), blobs, output,
+                new AgentAuthentication(tokens.hash(TokenKind.AGENT)), clock);
+        ResultsApi results = new ResultsApi(jdbi, blobs, output);
+        Runnable tasksQueued = agents.wakeups()::tasksQueued;
         List<AutoCloseable> queueLoops = new ArrayList<>();
         queueLoops.add(WorkflowAdvancer.start(queues, new WorkflowAdvancer(jdbi, clock, tasksQueued)));
         try {
@@ -137,13 +155,17 @@ public final class GantryServer implements AutoCloseable {
                     new ProjectRoutes(new Projects(jdbi, clock)),
                     new PipelineRoutes(new PipelineTriggers(jdbi, queues, clock)),
                     new WorkflowRoutes(new Workflows(jdbi)), new JobRoutes(jdbi),
-                    new WorkflowCommandRoutes(new WorkflowCommands(jdbi, clock, tasksQueued)));
+                    new WorkflowCommandRoutes(new WorkflowCommands(jdbi, clock, tasksQueued)), agents, results);
             startHttp(http, settings);
+            agents.start();
             queueLoops.add(queueMaintenance); // last: it keeps the queue healthy while the workers stop
-            GantryServer server = new GantryServer(http, queues, List.copyOf(queueLoops), owned, tokens);
+            GantryServer server = new GantryServer(http, queues, List.copyOf(queueLoops), owned, tokens, agents,
+                    results);
             LOG.info("Gantry listening on {}", server.url());
             return server;
         } catch (RuntimeException failure) {
+            agents.close();
+            results.close();
             queueLoops.add(queueMaintenance);
             closeQuietly(queueLoops);
             queues.close();
@@ -186,8 +208,17 @@ public final class GantryServer implements AutoCloseable {
     }
 
     /**
-     * Stops HTTP (requests in flight finish), then the plan builder (plans under way finish), then the queue's
-     * maintenance and wake-ups, then the database if this server started it. Idempotent.
+     * The wake-up for claims waiting in this server: whoever queues job tasks calls
+     * {@link TaskWakeups#tasksQueued()} after its commit.
+     */
+    public TaskWakeups taskWakeups() {
+        return agents.wakeups();
+    }
+
+    /**
+     * Ends waiting agent claims (204) and output streams, stops HTTP (requests in flight finish), then the queue's
+     * workers (orchestrator, plan builder: work under way finishes) and maintenance, then the database if this
+     * server started it. Idempotent.
      */
     @Override
     public void close() {
@@ -195,6 +226,8 @@ public final class GantryServer implements AutoCloseable {
             return;
         }
         try {
+            agents.close();
+            results.close();
             http.stop();
         } finally {
             try {

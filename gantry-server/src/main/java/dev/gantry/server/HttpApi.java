@@ -1,5 +1,6 @@
 package dev.gantry.server;
 
+import dev.gantry.server.agent.AgentApi;
 import dev.gantry.server.auth.AdminAuthentication;
 import dev.gantry.server.http.ErrorResponses;
 import dev.gantry.server.http.JsonBody;
@@ -7,11 +8,17 @@ import dev.gantry.server.job.JobRoutes;
 import dev.gantry.server.orchestrator.WorkflowCommandRoutes;
 import dev.gantry.server.pipeline.PipelineRoutes;
 import dev.gantry.server.project.ProjectRoutes;
+import dev.gantry.server.results.ResultsApi;
 import dev.gantry.server.workflow.WorkflowRoutes;
 import io.javalin.Javalin;
 import io.javalin.http.HttpResponseException;
 
-/** The routes of the HTTP API, and what guards them: the admin token on {@code /api/v2}, JSON errors everywhere. */
+/**
+ * The routes of the HTTP API, and what guards them: the admin token on {@code /api/v2}, the agent token on
+ * {@code /api/agent/v1}, JSON errors everywhere. {@code maxRequestSize} caps only bodies read into memory
+ * ({@code ctx.body()}); JSON bodies have {@link JsonBody}'s own limit, and agent uploads are streamed to files
+ * under a limit of their own.
+ */
 final class HttpApi {
     private HttpApi() {
     }
@@ -19,7 +26,7 @@ final class HttpApi {
     /** A Javalin instance for {@link ServerSettings#HOST} and {@code port}, not started yet. */
     static Javalin create(int port, AdminAuthentication authentication, ProjectRoutes projects,
                           PipelineRoutes pipelines, WorkflowRoutes workflows, JobRoutes jobs,
-                          WorkflowCommandRoutes workflowCommands) {
+                          WorkflowCommandRoutes workflowCommands, AgentApi agents, ResultsApi results) {
         ErrorResponses errors = new ErrorResponses();
         return Javalin.create(config -> {
             config.jetty.host = ServerSettings.HOST;
@@ -43,6 +50,8 @@ final class HttpApi {
             config.routes.post("/api/v2/workflow/{id}/rerun", workflowCommands::rerun);
             config.routes.post("/api/v2/workflow/{id}/approve/{approval_request_id}", workflowCommands::approve);
             config.routes.get("/api/v2/project/{vcs}/{org}/{name}/job/{number}", jobs::get);
+            results.addRoutes(config.routes);
+            agents.addRoutes(config.routes);
 
             // Javalin answers its own exceptions (no route, wrong method) itself unless a handler names their class.
             config.routes.exception(HttpResponseException.class, errors::handle);

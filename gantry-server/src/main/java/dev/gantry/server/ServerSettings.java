@@ -1,6 +1,8 @@
 package dev.gantry.server;
 
+import dev.gantry.server.agent.AgentSettings;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * How the server listens. Read them with {@link #fromEnvironment} or start from {@link #defaults()}; every value is
@@ -9,10 +11,11 @@ import java.util.Map;
  * <p>The server listens on the loopback interface only ({@link #HOST}): agents on other machines, and the setting
  * to listen elsewhere, come with the agent protocol.
  *
- * @param port the HTTP port on {@link #HOST} ({@code GANTRY_PORT}); 0 picks a free port, which
- *             {@link GantryServer#port()} then reports
+ * @param port  the HTTP port on {@link #HOST} ({@code GANTRY_PORT}); 0 picks a free port, which
+ *              {@link GantryServer#port()} then reports
+ * @param agent the agent protocol's timings ({@code GANTRY_AGENT_…}, see {@link AgentSettings})
  */
-public record ServerSettings(int port) {
+public record ServerSettings(int port, AgentSettings agent) {
     /** The environment variable {@link #port()} is read from. */
     public static final String PORT_VARIABLE = "GANTRY_PORT";
     public static final int DEFAULT_PORT = 8080;
@@ -23,12 +26,18 @@ public record ServerSettings(int port) {
     public static final String PORT_RULE = "must be 0 (any free port) or an integer from 1 to 65535";
 
     public ServerSettings {
+        Objects.requireNonNull(agent, "agent");
         if (!validPort(port)) {
             throw new IllegalArgumentException("port " + PORT_RULE + ", got " + port);
         }
     }
 
-    /** Every setting at its default: port {@link #DEFAULT_PORT}. */
+    /** {@code port} and the agent settings' defaults. */
+    public ServerSettings(int port) {
+        this(port, AgentSettings.defaults());
+    }
+
+    /** Every setting at its default: port {@link #DEFAULT_PORT}, {@link AgentSettings#defaults()}. */
     public static ServerSettings defaults() {
         return new ServerSettings(DEFAULT_PORT);
     }
@@ -40,9 +49,13 @@ public record ServerSettings(int port) {
      * @throws InvalidServerSettingException naming the variable and its rule
      */
     public static ServerSettings fromEnvironment(Map<String, String> environment) {
+        return new ServerSettings(portFromEnvironment(environment), AgentSettings.fromEnvironment(environment));
+    }
+
+    private static int portFromEnvironment(Map<String, String> environment) {
         String text = environment.get(PORT_VARIABLE);
         if (text == null) {
-            return defaults();
+            return DEFAULT_PORT;
         }
         if (text.isBlank()) {
             throw new InvalidServerSettingException(PORT_VARIABLE + " is set but empty; unset it to use the default "
@@ -51,7 +64,7 @@ public record ServerSettings(int port) {
         try {
             int port = Integer.parseInt(text.strip());
             if (validPort(port)) {
-                return new ServerSettings(port);
+                return port;
             }
         } catch (NumberFormatException notAnInteger) {
             // reported below, like a number out of range
@@ -61,7 +74,12 @@ public record ServerSettings(int port) {
 
     /** These settings with another port. */
     public ServerSettings withPort(int port) {
-        return new ServerSettings(port);
+        return new ServerSettings(port, agent);
+    }
+
+    /** These settings with other agent timings. */
+    public ServerSettings withAgent(AgentSettings agent) {
+        return new ServerSettings(port, agent);
     }
 
     /** True when {@code port} follows {@link #PORT_RULE}. */

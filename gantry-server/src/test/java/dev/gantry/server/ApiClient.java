@@ -72,8 +72,39 @@ final class ApiClient {
         return send("POST", path, HttpRequest.BodyPublishers.ofString(json), all.toArray(String[]::new));
     }
 
+    /** Sends a request and returns the answer's body as bytes; {@code headers} are name, value, ... */
+    byte[] sendForBytes(String method, String path, HttpRequest.BodyPublisher body, String... headers) {
+        try {
+            HttpResponse<byte[]> response = HTTP.send(request(method, path, body, headers).build(),
+                    HttpResponse.BodyHandlers.ofByteArray());
+            if (response.statusCode() != 200) {
+                throw new AssertionError(method + " " + path + " answered " + response.statusCode());
+            }
+            return response.body();
+        } catch (IOException e) {
+            throw new UncheckedIOException(method + " " + path + " failed", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted during " + method + " " + path, e);
+        }
+    }
+
     /** Sends a request; {@code headers} are name, value, name, value, ... */
     Answer send(String method, String path, HttpRequest.BodyPublisher body, String... headers) {
+        try {
+            HttpResponse<String> response = HTTP.send(request(method, path, body, headers).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            return new Answer(response.statusCode(), response.headers(), response.body());
+        } catch (IOException e) {
+            throw new UncheckedIOException(method + " " + path + " failed", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted during " + method + " " + path, e);
+        }
+    }
+
+    private HttpRequest.Builder request(String method, String path, HttpRequest.BodyPublisher body,
+                                        String... headers) {
         HttpRequest.Builder request = HttpRequest.newBuilder(base.resolve(path)).timeout(Duration.ofSeconds(30))
                 .method(method, body);
         if (token != null) {
@@ -82,14 +113,6 @@ final class ApiClient {
         for (int i = 0; i < headers.length; i += 2) {
             request.header(headers[i], headers[i + 1]);
         }
-        try {
-            HttpResponse<String> response = HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
-            return new Answer(response.statusCode(), response.headers(), response.body());
-        } catch (IOException e) {
-            throw new UncheckedIOException(method + " " + path + " failed", e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted during " + method + " " + path, e);
-        }
+        return request;
     }
 }

@@ -3,6 +3,8 @@ package dev.gantry.server;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.gantry.server.agent.AgentSettings;
+import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -32,6 +34,16 @@ class ServerSettingsTest {
     void an_empty_gantry_port_is_an_error_not_the_default() {
         assertThatThrownBy(() -> ServerSettings.fromEnvironment(Map.of("GANTRY_PORT", " ")))
                 .isInstanceOf(InvalidServerSettingException.class).hasMessageContaining("empty");
+    }
+
+    @Test
+    void the_agent_timings_come_from_their_variables_beside_the_port() {
+        ServerSettings settings = ServerSettings.fromEnvironment(Map.of("GANTRY_PORT", "9090",
+                "GANTRY_AGENT_LEASE_TIMEOUT", "45s"));
+
+        assertThat(settings.port()).isEqualTo(9090);
+        assertThat(settings.agent()).isEqualTo(AgentSettings.defaults().withLeaseTimeout(Duration.ofSeconds(45)));
+        assertThat(ServerSettings.defaults().agent()).isEqualTo(AgentSettings.defaults());
     }
 
     @Test

@@ -24,7 +24,16 @@ final class TestServer implements AutoCloseable {
     }
 
     static TestServer start(DataSource dataSource, Path home) {
-        return new TestServer(GantryServer.start(new ServerSettings(0), dataSource, home), dataSource);
+        return start(dataSource, home, new ServerSettings(0));
+    }
+
+    /** A server with {@code settings}, e.g. short agent lease timeouts; give it port 0. */
+    static TestServer start(DataSource dataSource, Path home, ServerSettings settings) {
+        return new TestServer(GantryServer.start(settings, dataSource, home), dataSource);
+    }
+
+    Jdbi jdbi() {
+        return jdbi;
     }
 
     /** A server that leaves the plan messages in the queue, for tests that claim them themselves. */

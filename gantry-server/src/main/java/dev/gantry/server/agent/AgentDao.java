@@ -1,0 +1,18 @@
+package dev.gantry.server.agent;
+
+import java.time.OffsetDateTime;
+import java.util.UUID;
+import org.jdbi.v3.sqlobject.statement.SqlUpdate;
+
+/** Every statement on {@code gantry.agent}. */
+interface AgentDao {
+    @SqlUpdate("""
+            INSERT INTO gantry.agent (id, name, cpu, memory_mb, registered_at, last_seen_at)
+            VALUES (:id, :name, :cpu, :memoryMb, :now, :now)
+            """)
+    void insert(UUID id, String name, int cpu, int memoryMb, OffsetDateTime now);
+
+    /** @return 0 when there is no such agent */
+    @SqlUpdate("UPDATE gantry.agent SET last_seen_at = :now WHERE id = :id")
+    int seen(UUID id, OffsetDateTime now);
+}

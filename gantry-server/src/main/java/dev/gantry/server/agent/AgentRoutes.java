@@ -1,0 +1,141 @@
+package dev.gantry.server.agent;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.gantry.server.http.ApiException;
+import dev.gantry.server.http.Json;
+import dev.gantry.server.http.JsonBody;
+import dev.gantry.server.run.TaskStatus;
+import dev.gantry.server.storage.OutputGapException;
+import dev.gantry.server.storage.OutputStore;
+import io.javalin.http.Context;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+
+/**
+ * Registration, claims, heartbeats, output and completion of the agent protocol (docs/agent-protocol.md). A claim's
+ * wait runs on a virtual thread of {@code waiters}, so a long poll holds no HTTP thread. Thread-safe.
+ */
+final class AgentRoutes {
+    private static final int MAX_NAME = 200;
+
+    private final Claims claims;
+    private final Leases leases;
+    private final OutputStore output;
+    private final AgentSettings settings;
+    private final ExecutorService waiters;
+
+    AgentRoutes(Claims claims, Leases leases, OutputStore output, AgentSettings settings, ExecutorService waiters) {
+        this.claims = claims;
+        this.leases = leases;
+        this.output = output;
+        this.settings = settings;
+        this.waiters = waiters;
+    }
+
+    /** {@code POST /register}: 201 with the new agent's id and the timings it must keep. */
+    void register(Context ctx) {
+        ObjectNode body = JsonBody.readObject(ctx);
+        String name = AgentRequests.noNul("name", AgentRequests.string(body, "name"));
+        if (name.isBlank() || name.length() > MAX_NAME) {
+            throw ApiException.invalid("name", "\"name\" must be 1 to " + MAX_NAME + " characters");
+        }
+        int cpu = (int) AgentRequests.integer(body, "cpu", 1, 10_000);
+        int memoryMb = (int) AgentRequests.integer(body, "memory_mb", 1, Integer.MAX_VALUE);
+        UUID id = claims.register(name, cpu, memoryMb);
+        Map<String, Object> answer = new LinkedHashMap<>();
+        answer.put("id", id.toString());
+        answer.put("heartbeat_interval_ms", settings.heartbeatInterval().toMillis());
+        answer.put("lease_timeout_ms", settings.leaseTimeout().toMillis());
+        answer.put("poll_timeout_ms", settings.pollTimeout().toMillis());
+        Json.respond(ctx, 201, answer);
+    }
+
+    /** {@code POST /agents/{agent_id}/claim}: 200 with an assignment, or 204 after the poll timeout. */
+    void claim(Context ctx) {
+        UUID agentId = AgentRequests.pathId(ctx, "agent_id", "agent");
+        ObjectNode body = JsonBody.readObject(ctx);
+        FreeResources free = new FreeResources((int) AgentRequests.integer(body, "free_cpu", 0, 10_000),
+                (int) AgentRequests.integer(body, "free_memory_mb", 0, Integer.MAX_VALUE));
+        ctx.future(() -> CompletableFuture.supplyAsync(() -> {
+            try {
+                return claims.claim(agentId, free);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return Optional.<ObjectNode>empty();
+            }
+        }, waiters).thenAccept(assignment -> {
+            if (assignment.isPresent()) {
+                Json.respond(ctx, 200, assignment.get());
+            } else {
+                ctx.status(204);
+            }
+        }));
+    }
+
+    /** {@code POST /tasks/{job_id}/{node_index}/heartbeat}: renews the lease, says whether to cancel. */
+    void heartbeat(Context ctx) {
+        boolean cancel = leases.heartbeat(AgentRequests.task(ctx), AgentRequests.lease(ctx));
+        Json.respond(ctx, 200, Map.of("cancel", cancel));
+    }
+
+    /** {@code POST /tasks/{job_id}/{node_index}/complete}: ends the task; a repeat with the same lease is 200. */
+    void complete(Context ctx) {
+        TaskKey task = AgentRequests.task(ctx);
+        UUID lease = AgentRequests.lease(ctx);
+        ObjectNode body = JsonBody.readObject(ctx);
+        String word = AgentRequests.string(body, "status");
+        TaskStatus status = switch (word) {
+            case "success" -> TaskStatus.SUCCESS;
+            case "failed" -> TaskStatus.FAILED;
+            case "canceled" -> TaskStatus.CANCELED;
+            default -> throw ApiException.invalid("status", "\"status\" must be success, failed or canceled, got "
+                    + ApiException.quote(word));
+        };
+        Optional<String> message = AgentRequests.optionalString(body, "message").filter(m -> !m.isBlank());
+        // Before the task ends, so that whoever follows the output sees it; a repeat writes no second note.
+        if (message.isPresent() && leases.holds(task, lease)) {
+            note(task, "[gantry] the agent ended the task " + status.word() + ": " + message.get());
+        }
+        leases.complete(task, lease, status);
+        Json.respond(ctx, 200, Map.of("status", status.word()));
+    }
+
+    /**
+     * {@code POST /tasks/{job_id}/{node_index}/output?offset=N}: appends the body from byte N on. Bytes the server
+     * has are skipped; an offset beyond the stored length is 409 with the length to resend from.
+     */
+    void output(Context ctx) throws IOException {
+        TaskKey task = AgentRequests.task(ctx);
+        UUID lease = AgentRequests.lease(ctx);
+        String offsetText = ctx.queryParam("offset");
+        if (offsetText == null || !offsetText.matches("\\d{1,18}")) {
+            throw ApiException.invalid("offset", "\"offset\" must be the byte offset of the body in the node's "
+                    + "output, an integer >= 0");
+        }
+        leases.require(task, lease);
+        try (InputStream body = AgentRequests.upload(ctx)) {
+            long length = output.append(task.jobId(), task.nodeIndex(), Long.parseLong(offsetText), body);
+            Json.respond(ctx, 200, Map.of("length", length));
+        } catch (OutputGapException gap) {
+            Map<String, Object> answer = new LinkedHashMap<>();
+            answer.put("message", gap.getMessage());
+            answer.put("length", gap.length());
+            Json.respond(ctx, 409, answer);
+        }
+    }
+
+    private void note(TaskKey task, String line) {
+        try {
+            output.appendNote(task.jobId(), task.nodeIndex(), (line.endsWith("\n") ? line : line + "\n"));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}

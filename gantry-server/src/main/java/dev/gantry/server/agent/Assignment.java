@@ -1,0 +1,65 @@
+package dev.gantry.server.agent;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.NullNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.gantry.server.http.Json;
+import dev.gantry.server.project.ProjectSlug;
+import java.util.UUID;
+
+/** The answer to a successful claim, shaped exactly as docs/agent-protocol.md shows it. */
+final class Assignment {
+    private Assignment() {
+    }
+
+    /** The assignment of {@code task} under {@code lease}, from the rows {@code row} read. */
+    static ObjectNode json(UUID lease, TaskKey task, AssignmentDao.Row row) {
+        ObjectNode root = Json.MAPPER.createObjectNode();
+        root.put("lease", lease.toString());
+        ObjectNode taskNode = root.putObject("task");
+        taskNode.put("job_id", task.jobId().toString());
+        taskNode.put("node_index", task.nodeIndex());
+
+        ObjectNode job = root.putObject("job");
+        job.put("id", row.jobId().toString());
+        job.put("number", row.jobNumber());
+        job.put("name", row.jobName());
+        job.put("attempt", row.attempt());
+        job.put("parallelism", row.parallelism());
+        job.put("resource_class", row.resourceClass());
+        job.set("executor", parse(row.executor()));
+        job.set("spec", parse(row.spec()));
+
+        ObjectNode pipeline = root.putObject("pipeline");
+        pipeline.put("id", row.pipelineId().toString());
+        pipeline.put("number", row.pipelineNumber());
+        pipeline.put("branch", row.branch());
+        pipeline.put("tag", row.tag());
+        pipeline.put("revision", row.revision());
+        pipeline.set("parameters", parse(row.parameters()));
+
+        ObjectNode workflow = root.putObject("workflow");
+        workflow.put("id", row.workflowId().toString());
+        workflow.put("name", row.workflowName());
+
+        ObjectNode project = root.putObject("project");
+        project.put("id", row.projectId().toString());
+        project.put("slug", new ProjectSlug(row.organization(), row.projectName()).toString());
+        project.put("name", row.projectName());
+        project.put("organization_name", row.organization());
+        project.put("vcs_url", row.vcsUrl());
+        return root;
+    }
+
+    private static JsonNode parse(String json) {
+        if (json == null) {
+            return NullNode.getInstance();
+        }
+        try {
+            return Json.MAPPER.readTree(json);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("a jsonb column holds text that is not JSON", e);
+        }
+    }
+}

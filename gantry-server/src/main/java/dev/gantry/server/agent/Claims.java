@@ -1,0 +1,104 @@
+package dev.gantry.server.agent;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.gantry.server.http.ApiException;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.time.ZoneOffset;
+import java.time.temporal.ChronoUnit;
+import java.util.Optional;
+import java.util.UUID;
+import org.jdbi.v3.core.Handle;
+import org.jdbi.v3.core.Jdbi;
+
+/**
+ * Registers agents and hands them tasks. A claim is one transaction: the {@link TaskMatcher} picks and locks a queued
+ * task, which moves to {@code running} under a new lease (its job too, if it was queued), and the assignment is read.
+ * With nothing to hand out, the claim waits for a {@link TaskWakeups} signal, re-checking every {@link #RECHECK_EVERY}
+ * for tasks that another server process queued, until the poll timeout. Thread-safe; a waiting claim blocks its
+ * thread, so the routes run claims on virtual threads.
+ */
+final class Claims {
+    /** How often a waiting claim looks again without a wake-up: tasks queued by another process are found so. */
+    static final Duration RECHECK_EVERY = Duration.ofSeconds(1);
+
+    private final Jdbi jdbi;
+    private final AgentSettings settings;
+    private final TaskMatcher matcher;
+    private final TaskWakeups wakeups;
+    private final InstantSource clock;
+
+    Claims(Jdbi jdbi, AgentSettings settings, TaskMatcher matcher, TaskWakeups wakeups, InstantSource clock) {
+        this.jdbi = jdbi;
+        this.settings = settings;
+        this.matcher = matcher;
+        this.wakeups = wakeups;
+        this.clock = clock;
+    }
+
+    /** A new agent's id. */
+    UUID register(String name, int cpu, int memoryMb) {
+        UUID id = UUID.randomUUID();
+        jdbi.useExtension(AgentDao.class, agents -> agents.insert(id, name, cpu, memoryMb, now().atOffset(ZoneOffset.UTC)));
+        return id;
+    }
+
+    /**
+     * A task for {@code agentId}, waiting up to the poll timeout for one; empty when none came or the server is
+     * stopping.
+     *
+     * @throws ApiException 404 for an unknown agent
+     */
+    Optional<ObjectNode> claim(UUID agentId, FreeResources free) throws InterruptedException {
+        Instant deadline = clock.instant().plus(settings.pollTimeout());
+        for (boolean first = true; ; first = false) {
+            long generation = wakeups.generation();
+            boolean checkAgent = first;
+            Optional<ObjectNode> assignment = jdbi.inTransaction(h -> tryClaim(h, agentId, free, checkAgent));
+            if (assignment.isPresent() || wakeups.closed()) {
+                return assignment;
+            }
+            Duration left = Duration.between(clock.instant(), deadline);
+            if (left.isNegative() || left.isZero()) {
+                return Optional.empty();
+            }
+            wakeups.await(generation, left.compareTo(RECHECK_EVERY) < 0 ? left : RECHECK_EVERY);
+        }
+    }
+
+    /**
+     * One look for a task. The agent is marked seen (and checked to exist) on the claim's first look and when it gets
+     * a task, not on every re-check, so that idle agents do not write a row each second.
+     */
+    private Optional<ObjectNode> tryClaim(Handle h, UUID agentId, FreeResources free, boolean firstLook) {
+        Instant now = now();
+        if (firstLook && h.attach(AgentDao.class).seen(agentId, now.atOffset(ZoneOffset.UTC)) == 0) {
+            throw ApiException.notFound("no agent " + agentId + "; register again");
+        }
+        Optional<TaskKey> picked = matcher.pick(h, free);
+        if (picked.isEmpty()) {
+            return Optional.empty();
+        }
+        if (!firstLook) {
+            h.attach(AgentDao.class).seen(agentId, now.atOffset(ZoneOffset.UTC));
+        }
+        TaskKey task = picked.get();
+        UUID lease = UUID.randomUUID();
+        TaskDao tasks = h.attach(TaskDao.class);
+        int started = tasks.start(task.jobId(), task.nodeIndex(), agentId, lease,
+                now.plus(settings.leaseTimeout()).atOffset(ZoneOffset.UTC), now.atOffset(ZoneOffset.UTC));
+        if (started != 1) {
+            // The matcher locked the row while it was queued; nothing else can have moved it.
+            throw new IllegalStateException("task " + task + " was picked but " + started + " rows started");
+        }
+        tasks.startJob(task.jobId(), now.atOffset(ZoneOffset.UTC));
+        AssignmentDao.Row row = h.attach(AssignmentDao.class).find(task.jobId())
+                .orElseThrow(() -> new IllegalStateException("job " + task.jobId() + " of a claimed task vanished"));
+        return Optional.of(Assignment.json(lease, task, row));
+    }
+
+    private Instant now() {
+        return clock.instant().truncatedTo(ChronoUnit.MICROS);
+    }
+}

@@ -1,0 +1,114 @@
+package dev.gantry.server.agent;
+
+import dev.gantry.queue.Queues;
+import dev.gantry.server.storage.OutputStore;
+import java.io.IOException;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.time.ZoneOffset;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.jdbi.v3.core.Jdbi;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Gives up tasks whose agent stopped heartbeating. Every {@link #EVERY} it finds running tasks whose lease ran out,
+ * and for each, in one transaction: the task moves to {@code infrastructure_fail} by compare-and-set (a heartbeat that
+ * came meanwhile wins), a line in the node's output says the agent was lost, and if that was the job's last task the
+ * job settles and the workflow's advance is requested ({@link JobSettlement}). The orchestrator retries the job.
+ *
+ * <p>Several server processes may sweep the same database: the compare-and-set lets one of them give up each task.
+ * {@link #start()} once, {@link #close()} once; a failed sweep is logged and the next one tries again.
+ */
+final class LeaseSweeper implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(LeaseSweeper.class);
+
+    /** How often expired leases are looked for. */
+    static final Duration EVERY = Duration.ofSeconds(1);
+    /** The most tasks one sweep gives up; the next sweep takes the rest. */
+    static final int BATCH = 100;
+
+    private final Jdbi jdbi;
+    private final Queues queues;
+    private final OutputStore output;
+    private final InstantSource clock;
+    private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(
+            Thread.ofPlatform().name("agent-lease-sweeper").daemon().factory());
+
+    LeaseSweeper(Jdbi jdbi, Queues queues, OutputStore output, InstantSource clock) {
+        this.jdbi = jdbi;
+        this.queues = queues;
+        this.output = output;
+        this.clock = clock;
+    }
+
+    void start() {
+        timer.scheduleWithFixedDelay(this::sweepLogged, EVERY.toMillis(), EVERY.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    private void sweepLogged() {
+        try {
+            sweep();
+        } catch (RuntimeException e) {
+            LOG.warn("Sweeping expired agent leases failed; trying again in {} ms", EVERY.toMillis(), e);
+        }
+    }
+
+    /** One sweep; returns how many tasks it gave up. */
+    int sweep() {
+        Instant now = clock.instant().truncatedTo(ChronoUnit.MICROS);
+        List<TaskKey> expired = jdbi.withExtension(TaskDao.class, tasks -> tasks.expired(now.atOffset(ZoneOffset.UTC),
+                BATCH));
+        int lost = 0;
+        for (TaskKey task : expired) {
+            if (giveUp(task, now)) {
+                lost++;
+            }
+        }
+        return lost;
+    }
+
+    private boolean giveUp(TaskKey task, Instant now) {
+        return jdbi.inTransaction(h -> {
+            TaskDao tasks = h.attach(TaskDao.class);
+            var workflowId = tasks.lockJob(task.jobId());
+            if (workflowId.isEmpty()
+                    || tasks.markLost(task.jobId(), task.nodeIndex(), now.atOffset(ZoneOffset.UTC)) != 1) {
+                return false;
+            }
+            note(task, now);
+            JobSettlement.afterTaskEnded(h, queues, task.jobId(), workflowId.get(), now);
+            LOG.warn("Task {} lost its agent (no heartbeat before its lease ran out); marked infrastructure_fail",
+                    task);
+            return true;
+        });
+    }
+
+    /**
+     * Written before the commit so that a reader following the output sees it before the task's end; should the
+     * commit fail, the next sweep gives the task up again and writes a second line.
+     */
+    private void note(TaskKey task, Instant now) {
+        try {
+            output.appendNote(task.jobId(), task.nodeIndex(), "\n[gantry] " + now + ": the agent running this task "
+                    + "was lost (no heartbeat before its lease ran out); the task ended as infrastructure_fail\n");
+        } catch (IOException e) {
+            LOG.warn("Cannot note the lost agent in the output of task {}", task, e);
+        }
+    }
+
+    @Override
+    public void close() {
+        timer.shutdown();
+        try {
+            timer.awaitTermination(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,108 @@
+package dev.gantry.server.agent;
+
+import dev.gantry.queue.Queues;
+import dev.gantry.server.http.ApiException;
+import dev.gantry.server.run.TaskStatus;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.time.ZoneOffset;
+import java.time.temporal.ChronoUnit;
+import java.util.UUID;
+import org.jdbi.v3.core.Handle;
+import org.jdbi.v3.core.Jdbi;
+
+/**
+ * The lease fence: heartbeats renew a lease, every other call about a task must present the task's current lease
+ * (else 409), and a completion ends the task by compare-and-set. Thread-safe.
+ */
+final class Leases {
+    private final Jdbi jdbi;
+    private final Queues queues;
+    private final AgentSettings settings;
+    private final InstantSource clock;
+
+    Leases(Jdbi jdbi, Queues queues, AgentSettings settings, InstantSource clock) {
+        this.jdbi = jdbi;
+        this.queues = queues;
+        this.settings = settings;
+        this.clock = clock;
+    }
+
+    /**
+     * Renews the lease; returns whether the job is being canceled.
+     *
+     * @throws ApiException 409 when {@code lease} is not the running task's current lease
+     */
+    boolean heartbeat(TaskKey task, UUID lease) {
+        Instant now = now();
+        return jdbi.inTransaction(h -> {
+            TaskDao.Heartbeat beat = h.attach(TaskDao.class).heartbeat(task.jobId(), task.nodeIndex(), lease,
+                    now.plus(settings.leaseTimeout()).atOffset(ZoneOffset.UTC)).orElseThrow(() -> lost(task));
+            h.attach(AgentDao.class).seen(beat.agentId(), now.atOffset(ZoneOffset.UTC));
+            return beat.cancelRequested();
+        });
+    }
+
+    /**
+     * The running task held with {@code lease}, locked in {@code h}'s transaction against ending until it commits.
+     *
+     * @throws ApiException 409 when the lease is not the task's current one
+     */
+    static TaskDao.Leased require(Handle h, TaskKey task, UUID lease) {
+        return h.attach(TaskDao.class).leased(task.jobId(), task.nodeIndex(), lease).orElseThrow(() -> lost(task));
+    }
+
+    /** {@link #require} in a transaction of its own, for calls that then stream a body outside any transaction. */
+    TaskDao.Leased require(TaskKey task, UUID lease) {
+        return jdbi.inTransaction(h -> require(h, task, lease));
+    }
+
+    /** True when {@code lease} is the running task's current lease. */
+    boolean holds(TaskKey task, UUID lease) {
+        return jdbi.withExtension(TaskDao.class, tasks -> tasks.leased(task.jobId(), task.nodeIndex(), lease))
+                .isPresent();
+    }
+
+    /**
+     * Ends the task with {@code status}; when it was the job's last, settles the job and asks for the workflow's
+     * advance, all in one transaction. A repeat with the same lease after the task was completed changes nothing; after it was given up as
+     * lost, it is 409.
+     *
+     * @throws ApiException 409 when {@code lease} is not the task's lease, 404 when there is no such task
+     */
+    void complete(TaskKey task, UUID lease, TaskStatus status) {
+        Instant now = now();
+        jdbi.useTransaction(h -> {
+            TaskDao tasks = h.attach(TaskDao.class);
+            UUID workflowId = tasks.lockJob(task.jobId()).orElseThrow(() -> unknown(task));
+            int finished = tasks.finish(task.jobId(), task.nodeIndex(), lease, status.word(),
+                    now.atOffset(ZoneOffset.UTC));
+            if (finished == 1) {
+                JobSettlement.afterTaskEnded(h, queues, task.jobId(), workflowId, now);
+                return;
+            }
+            TaskDao.TaskState state = tasks.state(task.jobId(), task.nodeIndex()).orElseThrow(() -> unknown(task));
+            // Ended by a completion under this lease, not given up by the sweeper: the agent's earlier completion
+            // landed and its answer was lost.
+            TaskStatus ended = TaskStatus.ofWord(state.status());
+            boolean repeat = lease.equals(state.lease()) && ended.terminal() && ended != TaskStatus.INFRASTRUCTURE_FAIL;
+            if (!repeat) {
+                throw lost(task);
+            }
+        });
+    }
+
+    static ApiException lost(TaskKey task) {
+        return ApiException.conflict("the lease is not task " + task + "'s current lease (the task was given up as "
+                + "lost, or has ended); stop the task and send nothing more about it");
+    }
+
+    static ApiException unknown(TaskKey task) {
+        return ApiException.notFound("no task " + task);
+    }
+
+
+    private Instant now() {
+        return clock.instant().truncatedTo(ChronoUnit.MICROS);
+    }
+}

@@ -1,0 +1,115 @@
+package dev.gantry.server.agent;
+
+import java.time.OffsetDateTime;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import org.jdbi.v3.sqlobject.config.RegisterConstructorMapper;
+import org.jdbi.v3.sqlobject.statement.SqlQuery;
+import org.jdbi.v3.sqlobject.statement.SqlUpdate;
+
+/**
+ * Every statement of the agent protocol on {@code gantry.job_task}, and the job-status changes its tasks cause. Every
+ * change is a compare-and-set: callers check the row count. Lock order, to keep concurrent calls from deadlocking: a
+ * transaction that ends a task locks the job row first ({@link #lockJob}), then the task.
+ */
+@RegisterConstructorMapper(TaskDao.Leased.class)
+@RegisterConstructorMapper(TaskDao.TaskState.class)
+@RegisterConstructorMapper(TaskDao.Heartbeat.class)
+@RegisterConstructorMapper(TaskKey.class)
+interface TaskDao {
+    /** A task that a lease-holding agent may act on, and what its uploads need. */
+    record Leased(UUID jobId, int nodeIndex, UUID workflowId, UUID projectId, UUID agentId) {
+    }
+
+    /** What {@link #state} reads. */
+    record TaskState(String status, UUID lease) {
+    }
+
+    /** What {@link #heartbeat} returns. */
+    record Heartbeat(boolean cancelRequested, UUID agentId) {
+    }
+
+    /** queued → running with a new lease; 1 when it moved. */
+    @SqlUpdate("""
+            UPDATE gantry.job_task
+            SET status = 'running', agent_id = :agentId, lease = :lease, lease_until = :leaseUntil, started_at = :now
+            WHERE job_id = :jobId AND node_index = :nodeIndex AND status = 'queued'
+            """)
+    int start(UUID jobId, int nodeIndex, UUID agentId, UUID lease, OffsetDateTime leaseUntil, OffsetDateTime now);
+
+    /** The job's first task to start moves it to running; 0 when it already runs. */
+    @SqlUpdate("""
+            UPDATE gantry.job SET status = 'running', started_at = :now
+            WHERE id = :jobId AND status = 'queued'
+            """)
+    int startJob(UUID jobId, OffsetDateTime now);
+
+    /** Renews the lease of a running task held with {@code lease}; empty when it is not (anymore). */
+    @SqlQuery("""
+            UPDATE gantry.job_task t SET lease_until = :leaseUntil
+            FROM gantry.job j
+            WHERE t.job_id = :jobId AND t.node_index = :nodeIndex AND t.status = 'running' AND t.lease = :lease
+              AND j.id = t.job_id
+            RETURNING j.cancel_requested, t.agent_id
+            """)
+    Optional<Heartbeat> heartbeat(UUID jobId, int nodeIndex, UUID lease, OffsetDateTime leaseUntil);
+
+    /**
+     * The running task held with {@code lease}, locked until the transaction ends, so that it cannot end while the
+     * caller records what the agent sent, and calls about one task take turns (test results number their rows);
+     * empty when the lease is not the task's current one.
+     */
+    @SqlQuery("""
+            SELECT t.job_id, t.node_index, j.workflow_id, j.project_id, t.agent_id
+            FROM gantry.job_task t
+            JOIN gantry.job j ON j.id = t.job_id
+            WHERE t.job_id = :jobId AND t.node_index = :nodeIndex AND t.status = 'running' AND t.lease = :lease
+            FOR NO KEY UPDATE OF t
+            """)
+    Optional<Leased> leased(UUID jobId, int nodeIndex, UUID lease);
+
+    /**
+     * Locks the job row (see the lock order above); empty when there is no such job. NO KEY UPDATE, not UPDATE: it
+     * serialises task ends but lets inserts that reference the job (steps, tests) take their key-share lock.
+     */
+    @SqlQuery("SELECT workflow_id FROM gantry.job WHERE id = :jobId FOR NO KEY UPDATE")
+    Optional<UUID> lockJob(UUID jobId);
+
+    /** running → {@code status} for the holder of {@code lease}; 1 when it moved. */
+    @SqlUpdate("""
+            UPDATE gantry.job_task SET status = :status, stopped_at = :now
+            WHERE job_id = :jobId AND node_index = :nodeIndex AND status = 'running' AND lease = :lease
+            """)
+    int finish(UUID jobId, int nodeIndex, UUID lease, String status, OffsetDateTime now);
+
+    @SqlQuery("SELECT status, lease FROM gantry.job_task WHERE job_id = :jobId AND node_index = :nodeIndex")
+    Optional<TaskState> state(UUID jobId, int nodeIndex);
+
+    @SqlQuery("SELECT status FROM gantry.job_task WHERE job_id = :jobId ORDER BY node_index")
+    List<String> statuses(UUID jobId);
+
+    /** A job whose tasks all ended takes its outcome, unless someone (a cancel) ended it already; 1 when it moved. */
+    @SqlUpdate("""
+            UPDATE gantry.job SET status = :status, stopped_at = :now
+            WHERE id = :jobId AND status IN ('queued', 'running')
+            """)
+    int settleJob(UUID jobId, String status, OffsetDateTime now);
+
+    /** Running tasks whose lease ran out before {@code now}, longest expired first. */
+    @SqlQuery("""
+            SELECT job_id, node_index
+            FROM gantry.job_task
+            WHERE status = 'running' AND lease_until < :now
+            ORDER BY lease_until
+            LIMIT :limit
+            """)
+    List<TaskKey> expired(OffsetDateTime now, int limit);
+
+    /** running → infrastructure_fail, if the lease is still expired (a heartbeat may have come meanwhile). */
+    @SqlUpdate("""
+            UPDATE gantry.job_task SET status = 'infrastructure_fail', stopped_at = :now
+            WHERE job_id = :jobId AND node_index = :nodeIndex AND status = 'running' AND lease_until < :now
+            """)
+    int markLost(UUID jobId, int nodeIndex, OffsetDateTime now);
+}

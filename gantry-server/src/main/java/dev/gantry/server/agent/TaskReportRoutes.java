@@ -1,0 +1,147 @@
+package dev.gantry.server.agent;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.gantry.server.http.ApiException;
+import dev.gantry.server.http.Json;
+import dev.gantry.server.http.JsonBody;
+import dev.gantry.server.storage.BlobLayout;
+import dev.gantry.server.storage.BlobName;
+import dev.gantry.server.storage.BlobStore;
+import io.javalin.http.Context;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.FileSystemException;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.time.ZoneOffset;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.stream.IntStream;
+import org.jdbi.v3.core.Jdbi;
+
+/**
+ * What an agent reports about a running task besides its output: steps, artifacts and test results. Each checks the
+ * lease first (409 for a stale one). Thread-safe.
+ */
+final class TaskReportRoutes {
+    private static final Set<String> STEP_STATUSES = Set.of("running", "success", "failed", "canceled", "skipped");
+    private static final Set<String> TEST_RESULTS = Set.of("success", "failure", "error", "skipped");
+    /** The most test results one request may carry; the agent sends more in several batches. */
+    static final int MAX_TESTS_PER_BATCH = 5000;
+
+    private final Jdbi jdbi;
+    private final Leases leases;
+    private final BlobStore blobs;
+    private final InstantSource clock;
+
+    TaskReportRoutes(Jdbi jdbi, Leases leases, BlobStore blobs, InstantSource clock) {
+        this.jdbi = jdbi;
+        this.leases = leases;
+        this.blobs = blobs;
+        this.clock = clock;
+    }
+
+    /** {@code PUT /tasks/{job_id}/{node_index}/steps/{step_index}}: records a step's start or end. */
+    void step(Context ctx) {
+        TaskKey task = AgentRequests.task(ctx);
+        UUID lease = AgentRequests.lease(ctx);
+        String indexText = ctx.pathParam("step_index");
+        if (!indexText.matches("\\d{1,6}")) {
+            throw ApiException.notFound("no step " + ApiException.quote(indexText));
+        }
+        ObjectNode body = JsonBody.readObject(ctx);
+        String name = AgentRequests.noNul("name", AgentRequests.string(body, "name"));
+        String status = AgentRequests.string(body, "status");
+        if (!STEP_STATUSES.contains(status)) {
+            throw ApiException.invalid("status", "\"status\" must be one of running, success, failed, canceled, "
+                    + "skipped, got " + ApiException.quote(status));
+        }
+        Integer exitCode = AgentRequests.optionalInteger(body, "exit_code", Integer.MIN_VALUE, Integer.MAX_VALUE)
+                .map(Long::intValue).orElse(null);
+        long outputOffset = AgentRequests.integer(body, "output_offset", 0, Long.MAX_VALUE);
+        Instant startedAt = AgentRequests.optionalTime(body, "started_at").orElseGet(this::now);
+        Instant stoppedAt = AgentRequests.optionalTime(body, "stopped_at").orElse(null);
+        jdbi.useTransaction(h -> {
+            Leases.require(h, task, lease);
+            h.attach(StepDao.class).upsert(task.jobId(), task.nodeIndex(), Integer.parseInt(indexText), name, status,
+                    exitCode, outputOffset, startedAt.atOffset(ZoneOffset.UTC),
+                    stoppedAt == null ? null : stoppedAt.atOffset(ZoneOffset.UTC));
+        });
+        Json.respond(ctx, 200, Map.of("step_index", Integer.parseInt(indexText)));
+    }
+
+    /** {@code PUT /tasks/{job_id}/{node_index}/artifacts/{path…}}: stores the body as an artifact; 201. */
+    void artifact(Context ctx) throws IOException {
+        TaskKey task = AgentRequests.task(ctx);
+        UUID lease = AgentRequests.lease(ctx);
+        String pathText = ctx.pathParam("path");
+        BlobName path = BlobName.parse(pathText).orElseThrow(() -> ApiException.invalid("path",
+                "the artifact path must be " + BlobName.RULE + ", got " + ApiException.quote(pathText)));
+        leases.require(task, lease);
+        long size;
+        try (InputStream body = AgentRequests.upload(ctx)) {
+            size = blobs.put(BlobLayout.artifact(task.jobId(), task.nodeIndex(), path), body);
+        } catch (FileSystemException clash) {
+            throw ApiException.conflict("artifact " + ApiException.quote(pathText) + " clashes with another "
+                    + "artifact of this node (a file where a directory is, or the other way round)");
+        }
+        jdbi.useTransaction(h -> {
+            Leases.require(h, task, lease);
+            h.attach(ArtifactDao.class).upsert(task.jobId(), task.nodeIndex(), path.toString(), size,
+                    now().atOffset(ZoneOffset.UTC));
+        });
+        Json.respond(ctx, 201, Map.of("path", path.toString(), "size", size));
+    }
+
+    /** {@code POST /tasks/{job_id}/{node_index}/tests}: stores a batch of test results; 201. */
+    void tests(Context ctx) {
+        TaskKey task = AgentRequests.task(ctx);
+        UUID lease = AgentRequests.lease(ctx);
+        JsonNode array = JsonBody.readObject(ctx).get("tests");
+        if (!(array instanceof ArrayNode tests) || tests.size() > MAX_TESTS_PER_BATCH) {
+            throw ApiException.invalid("tests", "\"tests\" must be an array of at most " + MAX_TESTS_PER_BATCH
+                    + " test results");
+        }
+        List<TestCaseDao.TestCase> cases = new ArrayList<>();
+        for (JsonNode test : tests) {
+            cases.add(testCase(test));
+        }
+        jdbi.useTransaction(h -> {
+            Leases.require(h, task, lease);
+            TestCaseDao dao = h.attach(TestCaseDao.class);
+            if (!cases.isEmpty()) {
+                int first = dao.nextSeq(task.jobId(), task.nodeIndex());
+                dao.insert(task.jobId(), task.nodeIndex(),
+                        IntStream.range(first, first + cases.size()).boxed().toList(), cases);
+            }
+        });
+        Json.respond(ctx, 201, Map.of("stored", cases.size()));
+    }
+
+    private static TestCaseDao.TestCase testCase(JsonNode node) {
+        if (!(node instanceof ObjectNode test)) {
+            throw ApiException.invalid("tests", "each of \"tests\" must be an object");
+        }
+        String result = AgentRequests.string(test, "result");
+        if (!TEST_RESULTS.contains(result)) {
+            throw ApiException.invalid("result", "\"result\" must be one of success, failure, error, skipped, got "
+                    + ApiException.quote(result));
+        }
+        return new TestCaseDao.TestCase(
+                AgentRequests.noNul("classname", AgentRequests.optionalString(test, "classname").orElse("")),
+                AgentRequests.noNul("name", AgentRequests.string(test, "name")),
+                AgentRequests.noNul("file", AgentRequests.optionalString(test, "file").orElse(null)),
+                result, AgentRequests.seconds(test, "run_time", 0),
+                AgentRequests.noNul("message", AgentRequests.optionalString(test, "message").orElse(null)));
+    }
+
+    private Instant now() {
+        return clock.instant().truncatedTo(ChronoUnit.MICROS);
+    }
+}

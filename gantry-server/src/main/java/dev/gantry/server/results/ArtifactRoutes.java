@@ -1,0 +1,99 @@
+package dev.gantry.server.results;
+
+import dev.gantry.server.http.ApiException;
+import dev.gantry.server.http.Json;
+import dev.gantry.server.http.ListJson;
+import dev.gantry.server.project.ProjectRoutes;
+import dev.gantry.server.storage.BlobLayout;
+import dev.gantry.server.storage.BlobName;
+import dev.gantry.server.storage.BlobStore;
+import io.javalin.http.Context;
+import java.io.IOException;
+import java.net.URI;
+import java.net.URLConnection;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.stream.Collectors;
+import org.jdbi.v3.core.Jdbi;
+
+/**
+ * {@code GET /api/v2/project/{slug}/{job_number}/artifacts} (CircleCI's list: path, node index, download URL) and the
+ * download behind each URL, {@code …/artifacts/{node}/{path…}}, with a content type guessed from the name.
+ * Thread-safe.
+ */
+final class ArtifactRoutes {
+    private static final Map<String, String> TYPES = Map.ofEntries(
+            Map.entry("txt", "text/plain; charset=utf-8"), Map.entry("log", "text/plain; charset=utf-8"),
+            Map.entry("json", "application/json"), Map.entry("xml", "application/xml"),
+            Map.entry("html", "text/html; charset=utf-8"), Map.entry("htm", "text/html; charset=utf-8"),
+            Map.entry("css", "text/css"), Map.entry("js", "text/javascript"), Map.entry("svg", "image/svg+xml"),
+            Map.entry("png", "image/png"), Map.entry("jpg", "image/jpeg"), Map.entry("jpeg", "image/jpeg"),
+            Map.entry("gif", "image/gif"), Map.entry("gz", "application/gzip"), Map.entry("tgz", "application/gzip"),
+            Map.entry("zip", "application/zip"), Map.entry("pdf", "application/pdf"),
+            Map.entry("csv", "text/csv; charset=utf-8"), Map.entry("md", "text/markdown; charset=utf-8"));
+
+    private final Jdbi jdbi;
+    private final JobLookup jobs;
+    private final BlobStore blobs;
+
+    ArtifactRoutes(Jdbi jdbi, JobLookup jobs, BlobStore blobs) {
+        this.jdbi = jdbi;
+        this.jobs = jobs;
+        this.blobs = blobs;
+    }
+
+    void list(Context ctx) {
+        JobResultsDao.Job job = jobs.find(ctx, "job_number");
+        String base = "/api/v2/project/" + ProjectRoutes.slugOf(ctx) + "/" + ctx.pathParam("job_number")
+                + "/artifacts/";
+        URI request = URI.create(ctx.fullUrl());
+        var items = jdbi.withExtension(JobResultsDao.class, dao -> dao.artifacts(job.id())).stream().map(a -> {
+            Map<String, Object> item = new LinkedHashMap<>();
+            item.put("path", a.path());
+            item.put("node_index", a.nodeIndex());
+            item.put("url", request.resolve(base + a.nodeIndex() + "/" + encode(a.path())).toString());
+            return item;
+        }).toList();
+        Json.respond(ctx, 200, new ListJson<>(items, null));
+    }
+
+    void download(Context ctx) throws IOException {
+        JobResultsDao.Job job = jobs.find(ctx, "job_number");
+        String nodeText = ctx.pathParam("node");
+        String pathText = ctx.pathParam("path");
+        BlobName path = BlobName.parse(pathText).orElseThrow(() -> ApiException.invalid("path",
+                "an artifact path is " + BlobName.RULE + ", got " + ApiException.quote(pathText)));
+        if (!nodeText.matches("\\d{1,9}") || jdbi.withExtension(JobResultsDao.class,
+                dao -> dao.artifactExists(job.id(), Integer.parseInt(nodeText), path.toString())).isEmpty()) {
+            throw ApiException.notFound("no artifact " + ApiException.quote(pathText) + " on node "
+                    + ApiException.quote(nodeText));
+        }
+        BlobStore.Blob blob = blobs.open(BlobLayout.artifact(job.id(), Integer.parseInt(nodeText), path))
+                .orElseThrow(() -> ApiException.notFound("artifact " + ApiException.quote(pathText) + " has no file"));
+        ctx.contentType(contentType(path.fileName()));
+        ctx.header("X-Content-Type-Options", "nosniff");
+        // No Content-Length: Javalin may compress a text artifact for a client that accepts gzip.
+        ctx.result(blob.content());
+    }
+
+    /** The content type for a file name: a known extension, else Java's guess, else octet-stream. */
+    static String contentType(String fileName) {
+        int dot = fileName.lastIndexOf('.');
+        String known = dot < 0 ? null : TYPES.get(fileName.substring(dot + 1).toLowerCase(Locale.ROOT));
+        if (known != null) {
+            return known;
+        }
+        String guessed = URLConnection.guessContentTypeFromName(fileName);
+        return guessed != null ? guessed : "application/octet-stream";
+    }
+
+    /** Each segment percent-encoded, the slashes between them kept. */
+    private static String encode(String path) {
+        return Arrays.stream(path.split("/")).map(s -> URLEncoder.encode(s, StandardCharsets.UTF_8)
+                .replace("+", "%20")).collect(Collectors.joining("/"));
+    }
+}

@@ -1,0 +1,51 @@
+package dev.gantry.server.results;
+
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import org.jdbi.v3.sqlobject.config.RegisterConstructorMapper;
+import org.jdbi.v3.sqlobject.statement.SqlQuery;
+
+/** The reads behind the job result endpoints. */
+@RegisterConstructorMapper(JobResultsDao.Job.class)
+@RegisterConstructorMapper(JobResultsDao.Artifact.class)
+@RegisterConstructorMapper(JobResultsDao.TestCase.class)
+interface JobResultsDao {
+    record Job(UUID id, String status, int parallelism) {
+    }
+
+    record Artifact(int nodeIndex, String path) {
+    }
+
+    record TestCase(String classname, String name, String file, String result, double runTime, String message) {
+    }
+
+    @SqlQuery("""
+            SELECT j.id, j.status, j.parallelism
+            FROM gantry.job j
+            JOIN gantry.project p ON p.id = j.project_id
+            WHERE p.organization = :organization AND p.name = :name AND j.number = :number
+            """)
+    Optional<Job> find(String organization, String name, long number);
+
+    @SqlQuery("SELECT id, status, parallelism FROM gantry.job WHERE id = :id")
+    Optional<Job> find(UUID id);
+
+    /** Task statuses by node index; a node without a task row (not queued yet) is missing. */
+    @SqlQuery("SELECT status FROM gantry.job_task WHERE job_id = :jobId AND node_index = :nodeIndex")
+    Optional<String> taskStatus(UUID jobId, int nodeIndex);
+
+    @SqlQuery("SELECT node_index, path FROM gantry.artifact WHERE job_id = :jobId ORDER BY node_index, path")
+    List<Artifact> artifacts(UUID jobId);
+
+    @SqlQuery("SELECT 1 FROM gantry.artifact WHERE job_id = :jobId AND node_index = :nodeIndex AND path = :path")
+    Optional<Integer> artifactExists(UUID jobId, int nodeIndex, String path);
+
+    @SqlQuery("""
+            SELECT classname, name, file, result, run_time, message
+            FROM gantry.test_case
+            WHERE job_id = :jobId
+            ORDER BY node_index, seq
+            """)
+    List<TestCase> tests(UUID jobId);
+}

@@ -1,0 +1,40 @@
+package dev.gantry.server.results;
+
+import dev.gantry.server.storage.BlobStore;
+import dev.gantry.server.storage.OutputStore;
+import io.javalin.config.RoutesConfig;
+import org.jdbi.v3.core.Jdbi;
+
+/**
+ * The user-facing job result endpoints under {@code /api/v2} (the admin token guards them there): output (also
+ * followed live), artifacts and tests. {@link #close()} ends live output streams; call it before stopping HTTP.
+ * Thread-safe.
+ */
+public final class ResultsApi implements AutoCloseable {
+    private final OutputFollower follower;
+    private final OutputRoutes output;
+    private final ArtifactRoutes artifacts;
+    private final TestRoutes tests;
+
+    public ResultsApi(Jdbi jdbi, BlobStore blobs, OutputStore outputs) {
+        JobLookup jobs = new JobLookup(jdbi);
+        this.follower = new OutputFollower(jdbi, outputs);
+        this.output = new OutputRoutes(jobs, outputs, follower);
+        this.artifacts = new ArtifactRoutes(jdbi, jobs, blobs);
+        this.tests = new TestRoutes(jdbi, jobs);
+    }
+
+    /** Adds the routes to {@code routes}; the caller guards {@code /api/v2} with the admin token. */
+    public void addRoutes(RoutesConfig routes) {
+        String project = "/api/v2/project/{vcs}/{org}/{name}";
+        routes.get(project + "/job/{number}/output", output::output);
+        routes.get(project + "/{job_number}/artifacts", artifacts::list);
+        routes.get(project + "/{job_number}/artifacts/{node}/<path>", artifacts::download);
+        routes.get(project + "/{job_number}/tests", tests::list);
+    }
+
+    @Override
+    public void close() {
+        follower.close();
+    }
+}

@@ -1,0 +1,91 @@
+package dev.gantry.server.storage;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * A {@link BlobStore} of files under a root directory: blob {@code a/b/c} is the file {@code root/a/b/c}. A write goes
+ * to a hidden temporary file beside its target, is flushed, and is then renamed over the target ({@link #put}) or
+ * hard-linked to it ({@link #putIfAbsent}: {@code link(2)} fails when the target exists, so the check and the publish
+ * are one step). Thread-safe; several processes may share the root.
+ */
+public final class FileBlobStore implements BlobStore {
+    private final Path root;
+
+    public FileBlobStore(Path root) {
+        this.root = Objects.requireNonNull(root, "root").toAbsolutePath().normalize();
+    }
+
+    @Override
+    public long put(BlobName name, InputStream content) throws IOException {
+        Path target = resolve(name);
+        Path temporary = write(target, content);
+        try {
+            long size = Files.size(temporary);
+            Files.move(temporary, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            return size;
+        } finally {
+            Files.deleteIfExists(temporary);
+        }
+    }
+
+    @Override
+    public Optional<Long> putIfAbsent(BlobName name, InputStream content) throws IOException {
+        Path target = resolve(name);
+        if (Files.exists(target)) {
+            return Optional.empty();
+        }
+        Path temporary = write(target, content);
+        try {
+            long size = Files.size(temporary);
+            Files.createLink(target, temporary);
+            return Optional.of(size);
+        } catch (FileAlreadyExistsException taken) {
+            return Optional.empty();
+        } finally {
+            Files.deleteIfExists(temporary);
+        }
+    }
+
+    @Override
+    public Optional<Blob> open(BlobName name) throws IOException {
+        Path file = resolve(name);
+        try {
+            InputStream in = Files.newInputStream(file);
+            return Optional.of(new Blob(in, Files.size(file)));
+        } catch (NoSuchFileException missing) {
+            return Optional.empty();
+        }
+    }
+
+    private Path write(Path target, InputStream content) throws IOException {
+        Files.createDirectories(target.getParent());
+        Path temporary = Files.createTempFile(target.getParent(), "." + target.getFileName() + "-", ".part");
+        try {
+            try (OutputStream out = Files.newOutputStream(temporary)) {
+                content.transferTo(out);
+            }
+            return temporary;
+        } catch (IOException | RuntimeException failure) {
+            Files.deleteIfExists(temporary);
+            throw failure;
+        }
+    }
+
+    private Path resolve(BlobName name) {
+        Path file = root.resolve(name.toString()).normalize();
+        // BlobName already refuses '..'; this is the second lock on the same door.
+        if (!file.startsWith(root) || file.equals(root)) {
+            throw new IllegalArgumentException("blob name " + name + " leaves the store's root");
+        }
+        return file;
+    }
+}

@@ -1,0 +1,30 @@
+package dev.gantry.server.storage;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.UUID;
+
+/**
+ * The output of each parallel node of a job: one append-only byte stream per (job, node), as the agent sends it.
+ * Appends to one stream are serialised; reads may run beside them and see a prefix. Implementations are thread-safe.
+ */
+public interface OutputStore {
+    /** The stream's length in bytes; 0 when nothing was written yet. */
+    long length(UUID jobId, int nodeIndex) throws IOException;
+
+    /**
+     * Appends the part of {@code content} the store does not have yet: {@code content} is the stream from byte
+     * {@code offset} on; bytes below the stored length (a resend) are skipped, the rest appended. A client that goes
+     * away mid-body leaves what arrived appended, which a resend from its own offset then completes.
+     *
+     * @return the length after the append
+     * @throws OutputGapException if {@code offset} is beyond the stored length; nothing is appended
+     */
+    long append(UUID jobId, int nodeIndex, long offset, InputStream content) throws IOException;
+
+    /** Appends {@code text} (UTF-8) at the end, whatever the length: the server's own notes, e.g. a lost agent. */
+    void appendNote(UUID jobId, int nodeIndex, String text) throws IOException;
+
+    /** The stream from {@code offset} to its current end; empty when there is nothing there. The caller closes it. */
+    InputStream read(UUID jobId, int nodeIndex, long offset) throws IOException;
+}

@@ -1,0 +1,256 @@
+package dev.gantry.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.gantry.server.agent.AgentSettings;
+import dev.gantry.server.auth.TokenKind;
+import dev.gantry.server.http.Json;
+import dev.gantry.testkit.EmbeddedPostgresExtension;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Registering and claiming over HTTP: FIFO within a class, tasks that do not fit skipped for ones that do, no task
+ * handed out twice under concurrent claims, long polls that end with 204 or as soon as a task is queued, the
+ * assignment's shape, and the agent token's separation from the admin token.
+ */
+class AgentClaimsIT {
+    @RegisterExtension
+    static final EmbeddedPostgresExtension pg = new EmbeddedPostgresExtension(32);
+
+    private static final Duration POLL_TIMEOUT = Duration.ofMillis(1500);
+
+    @TempDir
+    static Path home;
+
+    static TestServer server;
+    static AgentClient agent;
+    RunFixtures runs;
+    UUID workflow;
+
+    @BeforeAll
+    static void start() {
+        server = TestServer.start(pg.dataSource(), home, new ServerSettings(0, AgentSettings.defaults()
+                .withPollTimeout(POLL_TIMEOUT)));
+        agent = new AgentClient(server.api().anonymous(), server.token(TokenKind.AGENT));
+    }
+
+    @AfterAll
+    static void stop() {
+        server.close();
+    }
+
+    @BeforeEach
+    void clean() {
+        pg.truncate("gantry.project", "gantry.agent", "gantry_queue.message");
+        runs = new RunFixtures(server.jdbi());
+        workflow = runs.workflow("build-and-test");
+    }
+
+    @Test
+    void register_answers_201_with_an_id_and_the_timings() {
+        ApiClient.Answer registered = agent.register("host-1", 4, 8192);
+
+        assertThat(registered.status()).as(registered.body()).isEqualTo(201);
+        assertThat(UUID.fromString(registered.text("id"))).isNotNull();
+        assertThat(registered.json().get("heartbeat_interval_ms").asLong()).isEqualTo(2000);
+        assertThat(registered.json().get("lease_timeout_ms").asLong()).isEqualTo(30000);
+        assertThat(registered.json().get("poll_timeout_ms").asLong()).isEqualTo(POLL_TIMEOUT.toMillis());
+        assertThat(server.count("gantry.agent")).isEqualTo(1);
+    }
+
+    @Test
+    void the_assignment_has_the_shape_of_the_protocol() {
+        UUID job = runs.job(workflow, "test").parallelism(2).insert();
+        String agentId = agent.registered("host-1");
+
+        AgentClient.Claimed claimed = agent.claimed(agentId);
+
+        JsonNode expected = json(String.format("""
+                {"lease": "%s",
+                 "task": {"job_id": "%s", "node_index": 0},
+                 "job": {"id": "%s", "number": 1, "name": "test", "attempt": 1, "parallelism": 2,
+                         "resource_class": "medium", "executor": {"type": "docker", "image": "cimg/base:2024.01"},
+                         "spec": {"name": "test", "steps": [{"run": {"command": "make"}}]}},
+                 "pipeline": {"id": "%s", "number": 1, "branch": "main", "tag": null,
+                              "revision": "a1b2c3d4e5f60718293a4b5c6d7e8f9012345678", "parameters": {"deploy": true}},
+                 "workflow": {"id": "%s", "name": "build-and-test"},
+                 "project": {"id": "%s", "slug": "gantry/acme/app", "name": "app", "organization_name": "acme",
+                             "vcs_url": "/srv/git/app"}}
+                """, claimed.lease(), job, job, runs.pipelineId, workflow, runs.projectId));
+        assertThat(claimed.assignment()).isEqualTo(expected);
+        assertThat(runs.jobStatus(job)).isEqualTo("running");
+        assertThat(runs.taskStatus(job, 0)).isEqualTo("running");
+        assertThat(runs.taskStatus(job, 1)).isEqualTo("queued");
+    }
+
+    @Test
+    void tasks_of_one_class_are_handed_out_oldest_first() {
+        UUID first = runs.job(workflow, "a").insert();
+        UUID second = runs.job(workflow, "b").insert();
+        UUID third = runs.job(workflow, "c").insert();
+        String agentId = agent.registered("host-1");
+
+        assertThat(List.of(agent.claimed(agentId).jobId(), agent.claimed(agentId).jobId(),
+                agent.claimed(agentId).jobId())).containsExactly(first, second, third);
+    }
+
+    @Test
+    void a_task_that_does_not_fit_is_skipped_for_a_younger_one_that_does() {
+        UUID large = runs.job(workflow, "big").resourceClass("large", 4, 8192).insert();
+        UUID small = runs.job(workflow, "small").resourceClass("small", 1, 2048).insert();
+        String agentId = agent.registered("host-1");
+
+        assertThat(AgentClient.claimed(agent.claim(agentId, 2, 4096)).jobId()).isEqualTo(small);
+        assertThat(AgentClient.claimed(agent.claim(agentId, 4, 8192)).jobId()).isEqualTo(large);
+    }
+
+    @Test
+    void canceled_and_cancel_requested_jobs_are_not_handed_out() {
+        runs.job(workflow, "canceling").cancelRequested().insert();
+        runs.job(workflow, "canceled").status("canceled").queuedTasks(true).insert();
+        runs.job(workflow, "blocked").status("blocked").queuedTasks(true).insert();
+        String agentId = agent.registered("host-1");
+
+        assertThat(agent.claim(agentId, 64, 1 << 20).status()).isEqualTo(204);
+    }
+
+    @Test
+    void concurrent_claims_never_get_the_same_task() throws Exception {
+        int tasks = 30;
+        for (int i = 0; i < tasks; i++) {
+            runs.job(workflow, "job-" + i).insert();
+        }
+        Set<String> handedOut = ConcurrentHashMap.newKeySet();
+        List<String> all = java.util.Collections.synchronizedList(new ArrayList<>());
+        try (ExecutorService pool = Executors.newFixedThreadPool(4)) {
+            List<Future<?>> agents = new ArrayList<>();
+            for (int a = 0; a < 4; a++) {
+                String agentId = agent.registered("host-" + a);
+                agents.add(pool.submit(() -> {
+                    while (true) {
+                        ApiClient.Answer answer = agent.claim(agentId, 64, 1 << 20);
+                        if (answer.status() == 204) {
+                            return null;
+                        }
+                        AgentClient.Claimed claimed = AgentClient.claimed(answer);
+                        handedOut.add(claimed.jobId() + "/" + claimed.nodeIndex());
+                        all.add(claimed.lease());
+                    }
+                }));
+            }
+            for (Future<?> f : agents) {
+                f.get();
+            }
+        }
+        assertThat(all).hasSize(tasks);
+        assertThat(handedOut).hasSize(tasks);
+        assertThat(server.count("gantry.job_task WHERE status = 'running'")).isEqualTo(tasks);
+    }
+
+    @Test
+    void a_claim_with_nothing_to_do_answers_204_after_the_poll_timeout() {
+        String agentId = agent.registered("host-1");
+        long start = System.nanoTime();
+
+        ApiClient.Answer answer = agent.claim(agentId, 64, 1 << 20);
+
+        Duration took = Duration.ofNanos(System.nanoTime() - start);
+        assertThat(answer.status()).isEqualTo(204);
+        assertThat(took).isBetween(POLL_TIMEOUT.minusMillis(50), POLL_TIMEOUT.plusSeconds(1));
+    }
+
+    @Test
+    void a_waiting_claim_returns_within_a_second_of_a_task_being_queued() throws Exception {
+        ServerSettings longPoll = new ServerSettings(0, AgentSettings.defaults().withPollTimeout(Duration.ofSeconds(10)));
+        try (TestServer patient = TestServer.start(pg.dataSource(), home, longPoll)) {
+            AgentClient client = new AgentClient(patient.api().anonymous(), patient.token(TokenKind.AGENT));
+            String agentId = client.registered("host-1");
+            CompletableFuture<ApiClient.Answer> waiting = CompletableFuture.supplyAsync(
+                    () -> client.claim(agentId, 64, 1 << 20));
+            Thread.sleep(500);
+            assertThat(waiting).isNotDone();
+
+            UUID job = runs.job(workflow, "late").insert();
+            long queued = System.nanoTime();
+            patient.server().taskWakeups().tasksQueued();
+            ApiClient.Answer answer = waiting.get();
+
+            assertThat(Duration.ofNanos(System.nanoTime() - queued)).isLessThan(Duration.ofSeconds(1));
+            assertThat(AgentClient.claimed(answer).jobId()).isEqualTo(job);
+        }
+    }
+
+    @Test
+    void a_waiting_claim_finds_a_task_queued_without_a_wake_up_at_its_next_recheck() throws Exception {
+        String agentId = agent.registered("host-1");
+        CompletableFuture<ApiClient.Answer> waiting = CompletableFuture.supplyAsync(
+                () -> agent.claim(agentId, 64, 1 << 20));
+        Thread.sleep(200);
+
+        UUID job = runs.job(workflow, "from-another-server").insert();
+
+        assertThat(AgentClient.claimed(waiting.get()).jobId()).isEqualTo(job);
+    }
+
+    @Test
+    void an_unknown_agent_gets_404_and_registers_again() {
+        ApiClient.Answer answer = agent.claim(UUID.randomUUID().toString(), 1, 1);
+
+        assertThat(answer.status()).as(answer.body()).isEqualTo(404);
+        assertThat(answer.text("message")).contains("register again");
+    }
+
+    @Test
+    void the_agent_api_refuses_the_admin_token_and_no_token() {
+        AgentClient withAdmin = new AgentClient(server.api().anonymous(), server.token(TokenKind.ADMIN));
+
+        assertThat(withAdmin.register("host-1", 1, 1).status()).isEqualTo(401);
+        ApiClient.Answer none = server.api().anonymous().post(AgentClient.PREFIX + "/register",
+                "{\"name\": \"h\", \"cpu\": 1, \"memory_mb\": 1}");
+        assertThat(none.status()).isEqualTo(401);
+        assertThat(none.header("WWW-Authenticate")).isEqualTo("Bearer");
+        assertThat(agent.register("host-1", 1, 1).status()).isEqualTo(201);
+    }
+
+    @Test
+    void the_user_api_refuses_the_agent_token() {
+        ApiClient withAgentToken = server.api().withToken(server.token(TokenKind.AGENT));
+
+        assertThat(withAgentToken.get("/api/v2/project").status()).isEqualTo(401);
+        assertThat(server.api().anonymous().get("/api/v2/project", "Authorization",
+                "Bearer " + server.token(TokenKind.AGENT)).status()).isEqualTo(401);
+    }
+
+    @Test
+    void register_refuses_a_body_without_resources() {
+        ApiClient.Answer answer = agent.post(AgentClient.PREFIX + "/register", "{\"name\": \"host-1\", \"cpu\": 0}");
+
+        assertThat(answer.status()).isEqualTo(400);
+        assertThat(answer.text("field")).isEqualTo("cpu");
+    }
+
+    private static JsonNode json(String text) {
+        try {
+            return Json.MAPPER.readTree(text);
+        } catch (Exception e) {
+            throw new AssertionError(e);
+        }
+    }
+}

@@ -1,0 +1,225 @@
+package dev.gantry.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.gantry.queue.Message;
+import dev.gantry.queue.QueueSettings;
+import dev.gantry.queue.Queues;
+import dev.gantry.server.agent.AgentSettings;
+import dev.gantry.server.auth.TokenKind;
+import dev.gantry.server.run.Orchestration;
+import dev.gantry.testkit.EmbeddedPostgresExtension;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Leases, output, steps and completion over HTTP: heartbeats extend a lease and carry cancels, an expired lease loses
+ * its task to the sweeper (infrastructure_fail, a note in the output, the job's outcome and an advance request),
+ * and every later call with the old lease is 409; output appends follow the offset rules; the job takes its outcome
+ * when its last task completes.
+ */
+class AgentLeasesIT {
+    @RegisterExtension
+    static final EmbeddedPostgresExtension pg = new EmbeddedPostgresExtension(32);
+
+    private static final Duration LEASE = Duration.ofMillis(1200);
+
+    @TempDir
+    static Path home;
+
+    static TestServer server;
+    static AgentClient agent;
+    static Queues queues;
+    RunFixtures runs;
+    UUID workflow;
+    String agentId;
+
+    @BeforeAll
+    static void start() {
+        server = TestServer.start(pg.dataSource(), home, new ServerSettings(0, AgentSettings.defaults()
+                .withHeartbeatInterval(Duration.ofMillis(200)).withLeaseTimeout(LEASE)
+                .withPollTimeout(Duration.ofMillis(500))));
+        agent = new AgentClient(server.api().anonymous(), server.token(TokenKind.AGENT));
+        queues = Queues.start(pg.dataSource(), QueueSettings.defaults(), new SimpleMeterRegistry());
+    }
+
+    @AfterAll
+    static void stop() {
+        queues.close();
+        server.close();
+    }
+
+    @BeforeEach
+    void clean() {
+        pg.truncate("gantry.project", "gantry.agent", "gantry_queue.message");
+        runs = new RunFixtures(server.jdbi());
+        workflow = runs.workflow("build");
+        agentId = agent.registered("host-1");
+    }
+
+    @Test
+    void heartbeats_keep_a_task_beyond_its_lease_timeout() throws Exception {
+        runs.job(workflow, "test").insert();
+        AgentClient.Claimed task = agent.claimed(agentId);
+
+        for (int i = 0; i < 12; i++) {
+            ApiClient.Answer beat = agent.heartbeat(task, task.lease());
+            assertThat(beat.status()).as(beat.body()).isEqualTo(200);
+            assertThat(beat.json().get("cancel").asBoolean()).isFalse();
+            Thread.sleep(200);
+        }
+
+        assertThat(runs.taskStatus(task.jobId(), 0)).isEqualTo("running");
+    }
+
+    @Test
+    void a_heartbeat_says_cancel_once_the_job_is_being_canceled() {
+        UUID job = runs.job(workflow, "test").insert();
+        AgentClient.Claimed task = agent.claimed(agentId);
+        server.jdbi().useHandle(h -> h.execute("UPDATE gantry.job SET cancel_requested = true WHERE id = ?", job));
+
+        assertThat(agent.heartbeat(task, task.lease()).json().get("cancel").asBoolean()).isTrue();
+        assertThat(agent.complete(task, task.lease(), "canceled").status()).isEqualTo(200);
+        assertThat(runs.jobStatus(job)).isEqualTo("canceled");
+    }
+
+    @Test
+    void an_expired_lease_loses_the_task_and_its_job_and_asks_for_an_advance() {
+        UUID job = runs.job(workflow, "test").insert();
+        AgentClient.Claimed task = agent.claimed(agentId);
+        assertThat(agent.output(task, task.lease(), 0, "compiling\n").status()).isEqualTo(200);
+
+        await().atMost(Duration.ofSeconds(5)).until(() -> runs.taskStatus(job, 0).equals("infrastructure_fail"));
+
+        assertThat(runs.jobStatus(job)).isEqualTo("infrastructure_fail");
+        List<Message> advances = queues.claim(Orchestration.ADVANCE_QUEUE, "test", 10);
+        assertThat(advances).extracting(Message::payload).containsExactly(workflow.toString());
+        assertThat(output(job, 0)).startsWith("compiling\n").contains("agent running this task was lost");
+    }
+
+    @Test
+    void every_call_with_a_lost_lease_is_409() {
+        UUID job = runs.job(workflow, "test").insert();
+        AgentClient.Claimed task = agent.claimed(agentId);
+        await().atMost(Duration.ofSeconds(5)).until(() -> runs.taskStatus(job, 0).equals("infrastructure_fail"));
+
+        ApiClient.Answer beat = agent.heartbeat(task, task.lease());
+        assertThat(beat.status()).isEqualTo(409);
+        assertThat(beat.text("message")).contains("lease");
+        assertThat(agent.output(task, task.lease(), 0, "late\n").status()).isEqualTo(409);
+        assertThat(agent.step(task, task.lease(), 0, "{\"name\": \"x\", \"status\": \"running\", \"output_offset\": 0}")
+                .status()).isEqualTo(409);
+        assertThat(agent.complete(task, task.lease(), "success").status()).isEqualTo(409);
+        assertThat(runs.taskStatus(job, 0)).isEqualTo("infrastructure_fail");
+        assertThat(output(job, 0)).doesNotContain("late");
+    }
+
+    @Test
+    void a_wrong_lease_is_409_and_a_missing_one_400() {
+        runs.job(workflow, "test").insert();
+        AgentClient.Claimed task = agent.claimed(agentId);
+
+        assertThat(agent.heartbeat(task, UUID.randomUUID().toString()).status()).isEqualTo(409);
+        ApiClient.Answer missing = agent.heartbeat(task, null);
+        assertThat(missing.status()).isEqualTo(400);
+        assertThat(missing.text("field")).isEqualTo("Gantry-Lease");
+    }
+
+    @Test
+    void output_appends_skips_a_resent_overlap_and_refuses_a_gap() {
+        UUID job = runs.job(workflow, "test").insert();
+        AgentClient.Claimed task = agent.claimed(agentId);
+
+        assertThat(agent.output(task, task.lease(), 0, "hello\n").json().get("length").asLong()).isEqualTo(6);
+        assertThat(agent.output(task, task.lease(), 6, "world\n").json().get("length").asLong()).isEqualTo(12);
+        // A resend after a timeout: the first 6 bytes are there already.
+        assertThat(agent.output(task, task.lease(), 6, "world\nagain\n").json().get("length").asLong())
+                .isEqualTo(18);
+        assertThat(agent.output(task, task.lease(), 0, "hello\n").json().get("length").asLong()).isEqualTo(18);
+        ApiClient.Answer gap = agent.output(task, task.lease(), 25, "lost?\n");
+
+        assertThat(gap.status()).isEqualTo(409);
+        assertThat(gap.json().get("length").asLong()).isEqualTo(18);
+        assertThat(output(job, 0)).isEqualTo("hello\nworld\nagain\n");
+    }
+
+    @Test
+    void steps_are_upserted() {
+        UUID job = runs.job(workflow, "test").insert();
+        AgentClient.Claimed task = agent.claimed(agentId);
+
+        assertThat(agent.step(task, task.lease(), 0, """
+                {"name": "Run tests", "status": "running", "exit_code": null, "output_offset": 0,
+                 "started_at": "2026-11-30T10:15:00.123Z", "stopped_at": null}""").status()).isEqualTo(200);
+        assertThat(agent.step(task, task.lease(), 0, """
+                {"name": "Run tests", "status": "failed", "exit_code": 1, "output_offset": 0,
+                 "started_at": "2026-11-30T10:15:00.123Z", "stopped_at": "2026-11-30T10:15:02Z"}""").status())
+                .isEqualTo(200);
+
+        var row = server.jdbi().withHandle(h -> h.createQuery(
+                "SELECT status, exit_code, stopped_at IS NOT NULL AS stopped FROM gantry.job_step WHERE job_id = ?")
+                .bind(0, job).mapToMap().one());
+        assertThat(row).containsEntry("status", "failed").containsEntry("exit_code", 1).containsEntry("stopped", true);
+        ApiClient.Answer bad = agent.step(task, task.lease(), 1, "{\"name\": \"x\", \"status\": \"done\", "
+                + "\"output_offset\": 0}");
+        assertThat(bad.status()).isEqualTo(400);
+        assertThat(bad.text("field")).isEqualTo("status");
+    }
+
+    @Test
+    void the_job_takes_its_outcome_when_its_last_task_completes_and_a_repeat_is_200() {
+        UUID job = runs.job(workflow, "test").parallelism(2).insert();
+        AgentClient.Claimed first = agent.claimed(agentId);
+        AgentClient.Claimed second = agent.claimed(agentId);
+
+        assertThat(agent.complete(first, first.lease(), "success").status()).isEqualTo(200);
+        assertThat(runs.jobStatus(job)).isEqualTo("running");
+        assertThat(queues.claim(Orchestration.ADVANCE_QUEUE, "test", 10)).isEmpty();
+        assertThat(agent.complete(second, second.lease(), "failed").status()).isEqualTo(200);
+
+        assertThat(runs.jobStatus(job)).isEqualTo("failed");
+        assertThat(queues.claim(Orchestration.ADVANCE_QUEUE, "test", 10)).extracting(Message::payload)
+                .containsExactly(workflow.toString());
+        assertThat(agent.complete(second, second.lease(), "failed").status()).isEqualTo(200);
+        assertThat(agent.complete(second, first.lease(), "failed").status()).isEqualTo(409);
+    }
+
+    @Test
+    void nodes_completing_at_once_settle_their_job_exactly_once() throws Exception {
+        int nodes = 8;
+        UUID job = runs.job(workflow, "test").parallelism(nodes).insert();
+        List<AgentClient.Claimed> tasks = new java.util.ArrayList<>();
+        for (int i = 0; i < nodes; i++) {
+            tasks.add(agent.claimed(agentId));
+        }
+        try (var pool = java.util.concurrent.Executors.newFixedThreadPool(nodes)) {
+            var done = tasks.stream().map(t -> pool.submit(() -> agent.complete(t, t.lease(), "success").status()))
+                    .toList();
+            for (var f : done) {
+                assertThat(f.get()).isEqualTo(200);
+            }
+        }
+
+        assertThat(runs.jobStatus(job)).isEqualTo("success");
+        assertThat(queues.claim(Orchestration.ADVANCE_QUEUE, "test", 10)).hasSize(1);
+    }
+
+    private static String output(UUID job, int node) {
+        try {
+            return Files.readString(home.resolve("output").resolve(job.toString()).resolve(node + ".log"));
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+}
