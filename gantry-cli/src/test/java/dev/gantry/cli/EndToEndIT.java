@@ -1,15 +1,16 @@
 package dev.gantry.cli;
 
+import static dev.gantry.cli.PipelineProbe.number;
+import static dev.gantry.cli.PipelineProbe.statuses;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.gantry.cli.client.GantryClient;
 import dev.gantry.testkit.EmbeddedPostgresExtension;
 import java.io.IOException;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.CleanupMode;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -29,13 +31,15 @@ class EndToEndIT {
     @RegisterExtension
     static final EmbeddedPostgresExtension pg = new EmbeddedPostgresExtension(4);
 
-    @TempDir
+    /** Kept when a test fails: the processes' logs are in {@code gantry/logs}. */
+    @TempDir(cleanup = CleanupMode.ON_SUCCESS)
     static Path home;
     @TempDir
     static Path repository;
 
     static GantryProcesses gantry;
     static GantryClient api;
+    static PipelineProbe probe;
     static Path trace;
     static String revision;
 
@@ -48,6 +52,7 @@ class EndToEndIT {
         gantry.startServer();
         gantry.startAgent("first", 4);
         api = gantry.admin();
+        probe = new PipelineProbe(() -> api, "gantry/local/app");
         assertThat(api.post("/api/v2/project", Map.of("name", "app", "repo_url", repository.toString())).status())
                 .isEqualTo(201);
     }
@@ -59,35 +64,35 @@ class EndToEndIT {
 
     @Test
     void a_pipeline_runs_every_kind_of_step_and_reruns_from_failed() {
-        String pipeline = trigger();
+        String pipeline = probe.trigger();
         // The approval holds deploy; lint has failed, so the workflow is failing meanwhile.
-        JsonNode workflow = awaitWorkflow(pipeline, null, "failing");
-        Map<String, JsonNode> jobs = awaitJobs(workflow, Map.of("hold", "on_hold"));
-        assertThat(status(jobs)).containsEntry("build", "success").containsEntry("lint", "failed")
+        JsonNode workflow = probe.awaitWorkflow(pipeline, null, "failing");
+        Map<String, JsonNode> jobs = probe.awaitJobs(workflow, Map.of("hold", "on_hold"));
+        assertThat(statuses(jobs)).containsEntry("build", "success").containsEntry("lint", "failed")
                 .containsEntry("test-unit", "success").containsEntry("test-integration", "success")
                 .containsEntry("package", "success").containsEntry("deploy", "blocked");
         GantryClient.Answer approved = api.post("/api/v2/workflow/" + workflow.path("id").asText() + "/approve/"
                 + jobs.get("hold").path("approval_request_id").asText(), Map.of());
         assertThat(approved.status()).as(approved.message()).isEqualTo(202);
-        workflow = awaitWorkflow(pipeline, workflow.path("id").asText(), "failed");
-        jobs = jobs(workflow);
-        assertThat(status(jobs)).containsEntry("hold", "success").containsEntry("deploy", "success");
+        workflow = probe.awaitWorkflow(pipeline, workflow.path("id").asText(), "failed");
+        jobs = probe.jobs(workflow);
+        assertThat(statuses(jobs)).containsEntry("hold", "success").containsEntry("deploy", "success");
 
-        String build = output(jobs.get("build"), 0);
+        String build = probe.output(jobs.get("build"), 0);
         assertThat(build).contains("CACHE MISS").contains("Install dependencies");
-        assertThat(output(jobs.get("test-unit"), 1)).contains("CACHE HIT in test").contains("built " + revision);
-        assertThat(output(jobs.get("lint"), 0)).contains("lint found 1 problem");
-        assertThat(output(jobs.get("deploy"), 0)).contains("deploying built " + revision + " on main");
+        assertThat(probe.output(jobs.get("test-unit"), 1)).contains("CACHE HIT in test").contains("built " + revision);
+        assertThat(probe.output(jobs.get("lint"), 0)).contains("lint found 1 problem");
+        assertThat(probe.output(jobs.get("deploy"), 0)).contains("deploying built " + revision + " on main");
 
-        JsonNode lint = detail(jobs.get("lint"));
+        JsonNode lint = probe.detail(jobs.get("lint"));
         assertThat(lint.at("/steps/0/actions/0/exit_code").asInt()).isEqualTo(3);
         assertThat(lint.at("/steps/0/actions/0/status").asText()).isEqualTo("failed");
 
-        List<String> artifacts = new ArrayList<>();
-        JsonNode artifactList = api.get("/api/v2/project/gantry/local/app/" + number(jobs.get("package"))
-                + "/artifacts").json();
-        artifactList.path("items").forEach(a -> artifacts.add(a.path("path").asText()));
-        assertThat(artifacts).containsExactlyInAnyOrder("release/app.tar.gz", "release/notes.txt");
+        Map<String, String> artifacts = new HashMap<>();
+        api.get("/api/v2/project/gantry/local/app/" + number(jobs.get("package")) + "/artifacts").json()
+                .path("items").forEach(a -> artifacts.put(a.path("path").asText(), a.path("url").asText()));
+        assertThat(artifacts).containsOnlyKeys("release/app.tar.gz", "release/notes.txt");
+        assertThat(api.getText(URI.create(artifacts.get("release/notes.txt")).getPath())).isEqualTo("packaged\n");
         JsonNode tests = api.get("/api/v2/project/gantry/local/app/" + number(jobs.get("test-integration"))
                 + "/tests").json();
         assertThat(tests.path("items")).hasSize(4);
@@ -98,67 +103,12 @@ class EndToEndIT {
         GantryClient.Answer rerun = api.post("/api/v2/workflow/" + workflow.path("id").asText() + "/rerun",
                 Map.of("from_failed", true));
         assertThat(rerun.status()).isEqualTo(202);
-        JsonNode again = awaitWorkflow(pipeline, rerun.json().path("workflow_id").asText(), "failing", "failed");
-        Map<String, JsonNode> rerunJobs = awaitJobs(again, Map.of("lint", "failed"));
-        assertThat(status(rerunJobs)).containsEntry("build", "success").containsEntry("lint", "failed")
+        JsonNode again = probe.awaitWorkflow(pipeline, rerun.json().path("workflow_id").asText(), "failing", "failed");
+        Map<String, JsonNode> rerunJobs = probe.awaitJobs(again, Map.of("lint", "failed"));
+        assertThat(statuses(rerunJobs)).containsEntry("build", "success").containsEntry("lint", "failed")
                 .containsEntry("package", "success");
         assertThat(number(rerunJobs.get("lint"))).isGreaterThan(number(jobs.get("lint")));
         assertThat(traceLines("start build/")).as("a carried-over job does not run again").hasSize(1);
-    }
-
-    private static String trigger() {
-        GantryClient.Answer triggered = api.post("/api/v2/project/gantry/local/app/pipeline", Map.of("branch", "main"));
-        assertThat(triggered.status()).as(triggered.json().toString()).isEqualTo(201);
-        return triggered.json().path("id").asText();
-    }
-
-    /** Waits until the pipeline's workflow (the one with {@code id}, or the first) has one of {@code statuses}. */
-    private static JsonNode awaitWorkflow(String pipeline, String id, String... statuses) {
-        JsonNode[] found = new JsonNode[1];
-        await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(250)).until(() -> {
-            for (JsonNode workflow : api.get("/api/v2/pipeline/" + pipeline + "/workflow").json().path("items")) {
-                if ((id == null || workflow.path("id").asText().equals(id))
-                        && List.of(statuses).contains(workflow.path("status").asText())) {
-                    found[0] = workflow;
-                    return true;
-                }
-            }
-            return false;
-        });
-        return found[0];
-    }
-
-    /** Waits until the workflow's jobs include {@code expected} name → status, and returns them all by name. */
-    private static Map<String, JsonNode> awaitJobs(JsonNode workflow, Map<String, String> expected) {
-        await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(250))
-                .until(() -> status(jobs(workflow)).entrySet().containsAll(expected.entrySet()));
-        return jobs(workflow);
-    }
-
-    private static Map<String, JsonNode> jobs(JsonNode workflow) {
-        Map<String, JsonNode> jobs = new HashMap<>();
-        api.get("/api/v2/workflow/" + workflow.path("id").asText() + "/job").json().path("items")
-                .forEach(job -> jobs.merge(job.path("name").asText(), job,
-                        (a, b) -> number(a) > number(b) ? a : b));
-        return jobs;
-    }
-
-    private static Map<String, String> status(Map<String, JsonNode> jobs) {
-        Map<String, String> statuses = new HashMap<>();
-        jobs.forEach((name, job) -> statuses.put(name, job.path("status").asText()));
-        return statuses;
-    }
-
-    private static long number(JsonNode job) {
-        return job.path("job_number").asLong();
-    }
-
-    private static JsonNode detail(JsonNode job) {
-        return api.get("/api/v2/project/gantry/local/app/job/" + number(job)).json();
-    }
-
-    private static String output(JsonNode job, int node) {
-        return api.getText("/api/v2/project/gantry/local/app/job/" + number(job) + "/output?node=" + node);
     }
 
     private static List<String> traceLines(String prefix) {

@@ -79,10 +79,14 @@ final class GantryProcesses implements AutoCloseable {
                 "--name", name, "--work-dir", home.resolve("work-" + name).toString()));
     }
 
-    /** Kills {@code process} and its descendants (a job's steps) with SIGKILL and waits for it. */
+    /**
+     * Kills {@code process} with SIGKILL, then the descendants it had (a job's steps, which a real crash would
+     * orphan), and waits for it. The process dies first, so it cannot see its children die and report that.
+     */
     void kill(Process process) {
-        process.descendants().forEach(ProcessHandle::destroyForcibly);
+        List<ProcessHandle> descendants = process.descendants().toList();
         process.destroyForcibly();
+        descendants.forEach(ProcessHandle::destroyForcibly);
         try {
             process.waitFor(30, TimeUnit.SECONDS);
         } catch (InterruptedException e) {

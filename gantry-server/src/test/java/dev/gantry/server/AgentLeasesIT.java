@@ -3,14 +3,10 @@ package dev.gantry.server;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.gantry.queue.Message;
-import dev.gantry.queue.QueueSettings;
-import dev.gantry.queue.Queues;
 import dev.gantry.server.agent.AgentSettings;
 import dev.gantry.server.auth.TokenKind;
 import dev.gantry.server.run.Orchestration;
 import dev.gantry.testkit.EmbeddedPostgresExtension;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -40,7 +36,6 @@ class AgentLeasesIT {
 
     static TestServer server;
     static AgentClient agent;
-    static Queues queues;
     RunFixtures runs;
     UUID workflow;
     String agentId;
@@ -51,12 +46,10 @@ class AgentLeasesIT {
                 .withHeartbeatInterval(Duration.ofMillis(200)).withLeaseTimeout(LEASE)
                 .withPollTimeout(Duration.ofMillis(500))));
         agent = new AgentClient(server.api().anonymous(), server.token(TokenKind.AGENT));
-        queues = Queues.start(pg.dataSource(), QueueSettings.defaults(), new SimpleMeterRegistry());
     }
 
     @AfterAll
     static void stop() {
-        queues.close();
         server.close();
     }
 
@@ -98,13 +91,13 @@ class AgentLeasesIT {
     void an_expired_lease_loses_the_task_and_its_job_and_asks_for_an_advance() {
         UUID job = runs.job(workflow, "test").insert();
         AgentClient.Claimed task = agent.claimed(agentId);
+        assertThat(agent.heartbeat(task, task.lease()).status()).as("accepts the task").isEqualTo(200);
         assertThat(agent.output(task, task.lease(), 0, "compiling\n").status()).isEqualTo(200);
 
         await().atMost(Duration.ofSeconds(5)).until(() -> runs.taskStatus(job, 0).equals("infrastructure_fail"));
 
         assertThat(runs.jobStatus(job)).isEqualTo("infrastructure_fail");
-        List<Message> advances = queues.claim(Orchestration.ADVANCE_QUEUE, "test", 10);
-        assertThat(advances).extracting(Message::payload).containsExactly(workflow.toString());
+        assertThat(advancesRequested()).containsExactly(workflow.toString());
         assertThat(output(job, 0)).startsWith("compiling\n").contains("agent running this task was lost");
     }
 
@@ -112,6 +105,7 @@ class AgentLeasesIT {
     void every_call_with_a_lost_lease_is_409() {
         UUID job = runs.job(workflow, "test").insert();
         AgentClient.Claimed task = agent.claimed(agentId);
+        agent.heartbeat(task, task.lease());
         await().atMost(Duration.ofSeconds(5)).until(() -> runs.taskStatus(job, 0).equals("infrastructure_fail"));
 
         ApiClient.Answer beat = agent.heartbeat(task, task.lease());
@@ -185,12 +179,11 @@ class AgentLeasesIT {
 
         assertThat(agent.complete(first, first.lease(), "success").status()).isEqualTo(200);
         assertThat(runs.jobStatus(job)).isEqualTo("running");
-        assertThat(queues.claim(Orchestration.ADVANCE_QUEUE, "test", 10)).isEmpty();
+        assertThat(advancesRequested()).isEmpty();
         assertThat(agent.complete(second, second.lease(), "failed").status()).isEqualTo(200);
 
         assertThat(runs.jobStatus(job)).isEqualTo("failed");
-        assertThat(queues.claim(Orchestration.ADVANCE_QUEUE, "test", 10)).extracting(Message::payload)
-                .containsExactly(workflow.toString());
+        assertThat(advancesRequested()).containsExactly(workflow.toString());
         assertThat(agent.complete(second, second.lease(), "failed").status()).isEqualTo(200);
         assertThat(agent.complete(second, first.lease(), "failed").status()).isEqualTo(409);
     }
@@ -212,7 +205,31 @@ class AgentLeasesIT {
         }
 
         assertThat(runs.jobStatus(job)).isEqualTo("success");
-        assertThat(queues.claim(Orchestration.ADVANCE_QUEUE, "test", 10)).hasSize(1);
+        assertThat(advancesRequested()).hasSize(1);
+    }
+
+    @Test
+    void a_task_its_agent_never_accepted_goes_back_to_the_queue_and_keeps_the_jobs_retry() {
+        UUID job = runs.job(workflow, "test").insert();
+        AgentClient.Claimed unanswered = agent.claimed(agentId); // as if the agent died while the answer came
+
+        await().atMost(Duration.ofSeconds(5)).until(() -> runs.taskStatus(job, 0).equals("queued"));
+
+        assertThat(runs.jobStatus(job)).isEqualTo("queued");
+        assertThat(advancesRequested()).isEmpty();
+        assertThat(agent.heartbeat(unanswered, unanswered.lease()).status()).isEqualTo(409);
+        AgentClient.Claimed again = agent.claimed(agentId);
+        assertThat(again.lease()).isNotEqualTo(unanswered.lease());
+        assertThat(runs.taskStatus(job, 0)).isEqualTo("running");
+    }
+
+    /**
+     * The payloads of the advance messages enqueued so far, in any state: the server's orchestrator may already have
+     * taken them.
+     */
+    private static List<String> advancesRequested() {
+        return server.jdbi().withHandle(h -> h.createQuery("SELECT payload FROM gantry_queue.message WHERE queue = ?")
+                .bind(0, Orchestration.ADVANCE_QUEUE).mapTo(String.class).list());
     }
 
     private static String output(UUID job, int node) {

@@ -41,9 +41,14 @@ final class Heartbeats {
     }
 
     private void loop() {
+        // The first heartbeat goes at once: it tells the server this agent got the task and runs it.
+        boolean first = true;
         while (!control.silent()) {
             try {
-                Thread.sleep(interval);
+                if (!first) {
+                    Thread.sleep(interval);
+                }
+                first = false;
                 if (server.heartbeat(task)) {
                     LOG.info("task {} was canceled", task);
                     control.cancel();

@@ -140,7 +140,8 @@ public final class PipelineFollower {
                     data.append(data.isEmpty() ? "" : "\n").append(line.substring(line.startsWith("data: ") ? 6 : 5));
                 } else if (line.isEmpty()) {
                     if (event.equals("output")) {
-                        printLines(prefix, partial.append(data));
+                        // An event is whole lines, its last newline dropped as the event format does.
+                        printLines(prefix, partial.append(data).append('\n'));
                     } else if (event.equals("end")) {
                         break;
                     }

@@ -46,7 +46,7 @@ public final class AgentApi implements AutoCloseable {
         this.reports = new TaskReportRoutes(jdbi, leases, blobs, clock);
         this.caches = new CacheRoutes(jdbi, leases, blobs, clock);
         this.workspaces = new WorkspaceRoutes(jdbi, leases, blobs, clock);
-        this.sweeper = new LeaseSweeper(jdbi, queues, output, clock);
+        this.sweeper = new LeaseSweeper(jdbi, queues, output, clock, settings.leaseTimeout(), wakeups);
     }
 
     /** What the orchestrator calls after committing newly queued tasks, to wake waiting claims in this process. */

@@ -17,8 +17,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Gives up tasks whose agent stopped heartbeating. Every {@link #EVERY} it finds running tasks whose lease ran out,
- * and for each, in one transaction: the task moves to {@code infrastructure_fail} by compare-and-set (a heartbeat that
+ * Gives up tasks whose agent stopped heartbeating. Every {@link #EVERY} it finds running tasks whose lease ran out.
+ * One whose agent never accepted it (never renewed its lease) goes back to the queue. For each other, in one
+ * transaction: the task moves to {@code infrastructure_fail} by compare-and-set (a heartbeat that
  * came meanwhile wins), a line in the node's output says the agent was lost, and if that was the job's last task the
  * job settles and the workflow's advance is requested ({@link JobSettlement}). The orchestrator retries the job.
  *
@@ -40,14 +41,32 @@ final class LeaseSweeper implements AutoCloseable {
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(
             Thread.ofPlatform().name("agent-lease-sweeper").daemon().factory());
 
-    LeaseSweeper(Jdbi jdbi, Queues queues, OutputStore output, InstantSource clock) {
+    private final Duration leaseTimeout;
+    private final TaskWakeups wakeups;
+
+    LeaseSweeper(Jdbi jdbi, Queues queues, OutputStore output, InstantSource clock, Duration leaseTimeout,
+                 TaskWakeups wakeups) {
+        this.wakeups = wakeups;
         this.jdbi = jdbi;
         this.queues = queues;
         this.output = output;
         this.clock = clock;
+        this.leaseTimeout = leaseTimeout;
     }
 
+    /**
+     * Starts sweeping, after giving every running task a full lease from now: while no server ran, no agent could
+     * renew, and a restart must not turn its own downtime into lost agents (and retries that overlap jobs still
+     * running). An agent that really is gone is found one lease later.
+     */
     void start() {
+        Instant now = clock.instant().truncatedTo(ChronoUnit.MICROS);
+        int renewed = jdbi.withExtension(TaskDao.class, tasks -> tasks.renewAllRunning(
+                now.plus(leaseTimeout).atOffset(ZoneOffset.UTC)));
+        if (renewed > 0) {
+            LOG.info("Gave the {} running tasks a fresh lease of {} ms after the start", renewed,
+                    leaseTimeout.toMillis());
+        }
         timer.scheduleWithFixedDelay(this::sweepLogged, EVERY.toMillis(), EVERY.toMillis(), TimeUnit.MILLISECONDS);
     }
 
@@ -62,15 +81,38 @@ final class LeaseSweeper implements AutoCloseable {
     /** One sweep; returns how many tasks it gave up. */
     int sweep() {
         Instant now = clock.instant().truncatedTo(ChronoUnit.MICROS);
-        List<TaskKey> expired = jdbi.withExtension(TaskDao.class, tasks -> tasks.expired(now.atOffset(ZoneOffset.UTC),
-                BATCH));
+        List<TaskDao.Expired> expired = jdbi.withExtension(TaskDao.class, tasks -> tasks.expired(
+                now.atOffset(ZoneOffset.UTC), BATCH));
         int lost = 0;
-        for (TaskKey task : expired) {
-            if (giveUp(task, now)) {
+        boolean requeued = false;
+        for (TaskDao.Expired task : expired) {
+            if (!task.accepted()) {
+                requeued |= requeue(task.key(), now);
+            } else if (giveUp(task.key(), now)) {
                 lost++;
             }
         }
+        if (requeued) {
+            wakeups.tasksQueued();
+        }
         return lost;
+    }
+
+    /**
+     * A task whose agent never renewed its lease never ran there (the agent died during its long poll, or never got
+     * the answer): it goes back to the queue where it was, and the job keeps its one retry.
+     */
+    private boolean requeue(TaskKey task, Instant now) {
+        return jdbi.inTransaction(h -> {
+            TaskDao tasks = h.attach(TaskDao.class);
+            if (tasks.lockJob(task.jobId()).isEmpty()
+                    || tasks.requeue(task.jobId(), task.nodeIndex(), now.atOffset(ZoneOffset.UTC)) != 1) {
+                return false;
+            }
+            tasks.requeueJob(task.jobId());
+            LOG.warn("Task {} was never accepted by the agent it was given to; queued again", task);
+            return true;
+        });
     }
 
     private boolean giveUp(TaskKey task, Instant now) {

@@ -37,7 +37,8 @@ final class Leases {
         Instant now = now();
         return jdbi.inTransaction(h -> {
             TaskDao.Heartbeat beat = h.attach(TaskDao.class).heartbeat(task.jobId(), task.nodeIndex(), lease,
-                    now.plus(settings.leaseTimeout()).atOffset(ZoneOffset.UTC)).orElseThrow(() -> lost(task));
+                    now.plus(settings.leaseTimeout()).atOffset(ZoneOffset.UTC), now.atOffset(ZoneOffset.UTC))
+                    .orElseThrow(() -> lost(task));
             h.attach(AgentDao.class).seen(beat.agentId(), now.atOffset(ZoneOffset.UTC));
             return beat.cancelRequested();
         });

@@ -47,13 +47,14 @@ interface TaskDao {
 
     /** Renews the lease of a running task held with {@code lease}; empty when it is not (anymore). */
     @SqlQuery("""
-            UPDATE gantry.job_task t SET lease_until = :leaseUntil
+            UPDATE gantry.job_task t SET lease_until = :leaseUntil, accepted_at = coalesce(t.accepted_at, :now)
             FROM gantry.job j
             WHERE t.job_id = :jobId AND t.node_index = :nodeIndex AND t.status = 'running' AND t.lease = :lease
               AND j.id = t.job_id
             RETURNING j.cancel_requested, t.agent_id
             """)
-    Optional<Heartbeat> heartbeat(UUID jobId, int nodeIndex, UUID lease, OffsetDateTime leaseUntil);
+    Optional<Heartbeat> heartbeat(UUID jobId, int nodeIndex, UUID lease, OffsetDateTime leaseUntil,
+                                  OffsetDateTime now);
 
     /**
      * The running task held with {@code lease}, locked until the transaction ends, so that it cannot end while the
@@ -96,15 +97,50 @@ interface TaskDao {
             """)
     int settleJob(UUID jobId, String status, OffsetDateTime now);
 
+    /** Extends every running task's lease to at least {@code until}; returns how many there are. */
+    @SqlUpdate("""
+            UPDATE gantry.job_task SET lease_until = greatest(lease_until, :until)
+            WHERE status = 'running'
+            """)
+    int renewAllRunning(OffsetDateTime until);
+
+    /** A running task whose lease ran out, and whether its agent had accepted it. */
+    record Expired(UUID jobId, int nodeIndex, boolean accepted) {
+        TaskKey key() {
+            return new TaskKey(jobId, nodeIndex);
+        }
+    }
+
     /** Running tasks whose lease ran out before {@code now}, longest expired first. */
     @SqlQuery("""
-            SELECT job_id, node_index
+            SELECT job_id, node_index, accepted_at IS NOT NULL AS accepted
             FROM gantry.job_task
             WHERE status = 'running' AND lease_until < :now
             ORDER BY lease_until
             LIMIT :limit
             """)
-    List<TaskKey> expired(OffsetDateTime now, int limit);
+    @RegisterConstructorMapper(Expired.class)
+    List<Expired> expired(OffsetDateTime now, int limit);
+
+    /**
+     * running → queued for a task its agent never accepted, keeping its place in the queue; 1 when it moved (a late
+     * acceptance wins).
+     */
+    @SqlUpdate("""
+            UPDATE gantry.job_task
+            SET status = 'queued', agent_id = NULL, lease = NULL, lease_until = NULL, started_at = NULL
+            WHERE job_id = :jobId AND node_index = :nodeIndex AND status = 'running' AND accepted_at IS NULL
+              AND lease_until < :now
+            """)
+    int requeue(UUID jobId, int nodeIndex, OffsetDateTime now);
+
+    /** A running job none of whose tasks has started (or ended) is queued again. */
+    @SqlUpdate("""
+            UPDATE gantry.job SET status = 'queued', started_at = NULL
+            WHERE id = :jobId AND status = 'running'
+              AND NOT EXISTS (SELECT 1 FROM gantry.job_task WHERE job_id = :jobId AND status <> 'queued')
+            """)
+    int requeueJob(UUID jobId);
 
     /** running → infrastructure_fail, if the lease is still expired (a heartbeat may have come meanwhile). */
     @SqlUpdate("""
