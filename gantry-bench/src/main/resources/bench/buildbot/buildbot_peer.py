@@ -44,7 +44,10 @@ FEED_POLL_S = 0.05       # throughput: pause between two looks at the unfinished
 
 
 def log(msg):
-    print('buildbot-peer: ' + msg, file=sys.stderr, flush=True)
+    try:
+        print('buildbot-peer: ' + msg, file=sys.stderr, flush=True)
+    except OSError:
+        pass  # whoever reads our stderr went away (e.g. the JVM is exiting); the cleanup must go on regardless
 
 
 # ---------------------------------------------------------------------------------------------------- install
@@ -75,10 +78,11 @@ def free_port():
 
 
 def _die_with_parent():
-    # Runs in the child before exec: its own process group (so the whole group can be signalled), and SIGTERM
-    # from the kernel if this driver dies without cleaning up (SIGKILL), so no twistd outlives us.
+    # Runs in the child before exec: its own process group (so the whole group can be signalled), and SIGKILL
+    # from the kernel if this driver dies without cleaning up, so no twistd outlives us. SIGKILL, not SIGTERM: a
+    # master already stopping ignores a second SIGTERM, and its graceful stop can hang (see stop_all).
     os.setsid()
-    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # 1 = PR_SET_PDEATHSIG
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # 1 = PR_SET_PDEATHSIG
 
 
 class Processes:
@@ -99,10 +103,13 @@ class Processes:
                 raise RuntimeError('%s exited early with status %s' % (name, p.returncode))
 
     def stop_all(self):
-        """TERM each process group, KILL what is left after 15 s, then check that no member of any group is left."""
+        """TERM each process group, KILL what is left after 5 s, then check that no member of any group is left.
+
+        The master's graceful stop waits for its builds, and can hang when workers went first or builds are pending
+        (seen on failures and Ctrl-C); nothing of it is kept, so it gets 5 s and then SIGKILL."""
         for _, p in self.procs:
             _signal_group(p.pid, signal.SIGTERM)
-        deadline = time.monotonic() + 15
+        deadline = time.monotonic() + 5
         for name, p in self.procs:
             try:
                 p.wait(timeout=max(0.1, deadline - time.monotonic()))
@@ -400,8 +407,12 @@ def main():
     args.warmup = 5 if args.quick else 10
 
     # SIGTERM (e.g. from the Java side) and SIGHUP unwind like Ctrl-C, through the finally below.
+    def stop(signum, _frame):
+        log('got signal %d; stopping' % signum)
+        sys.exit(128 + signum)
+
     for sig in (signal.SIGTERM, signal.SIGHUP):
-        signal.signal(sig, lambda signum, _frame: sys.exit(128 + signum))
+        signal.signal(sig, stop)
 
     tmp = tempfile.mkdtemp(prefix='gantry-bench-buildbot-')
     procs = Processes()
@@ -410,7 +421,7 @@ def main():
     except BaseException as e:
         if not isinstance(e, (SystemExit, KeyboardInterrupt)):
             log('FAILED: %s: %s' % (type(e).__name__, e))
-        tail_logs(tmp)
+            tail_logs(tmp)
         raise
     finally:
         # Both together: a second Ctrl-C during the cleanup must not leave processes behind.
