@@ -178,16 +178,17 @@ class Api:
 
 def wait_until(what, predicate, timeout, procs, interval=0.2):
     deadline = time.monotonic() + timeout
+    last_error = None
     while True:
         try:
             value = predicate()
             if value:
                 return value
-        except (urllib.error.URLError, ConnectionError, OSError):
-            pass  # not up yet
+        except Exception as e:  # not up yet: refused connections, 404 (None) before the config is loaded, ...
+            last_error = e
         procs.check_alive()
         if time.monotonic() > deadline:
-            raise RuntimeError('timed out after %ds waiting for %s' % (timeout, what))
+            raise RuntimeError('timed out after %ds waiting for %s (last error: %r)' % (timeout, what, last_error))
         time.sleep(interval)
 
 
@@ -282,14 +283,14 @@ def measure_throughput(api, builderid, warmup_s, window_s):
         now = time.monotonic()
         if now >= window_end:
             break
-        unfinished = {r['buildrequestid'] for r in
-                      api.get('/buildrequests?complete=false&field=buildrequestid&field=complete')['buildrequests']}
+        requests = api.get('/buildrequests?complete=false&field=buildrequestid&field=complete&field=claimed')
         seen = time.monotonic()
+        unfinished = {r['buildrequestid'] for r in requests['buildrequests']}
         done = ours - unfinished
         finished_at.extend([seen] * len(done))
         ours &= unfinished
         if seen >= window_start:
-            pending = len(ours) - WORKERS
+            pending = sum(1 for r in requests['buildrequests'] if not r['claimed'])
             min_pending = pending if min_pending is None else min(min_pending, pending)
         for _ in range(IN_FLIGHT - len(ours)):
             ours.add(api.force(builderid))
