@@ -40,7 +40,10 @@ SETTLE_S = 0.2           # pause after a latency build's request completes, so t
 # Throughput: builds triggered and not finished (running + pending). 16 pending, not 8: a trigger POST can take
 # hundreds of ms on a busy master, and several builds can finish while the driver tops the backlog up.
 IN_FLIGHT = WORKERS + 16
-FEED_POLL_S = 0.05       # throughput: pause between two looks at the unfinished build requests
+# Throughput: pause between two looks at the unfinished build requests. Each look is a request the master must
+# serve beside the builds it runs (one Python process, one core at most), so rarely: 5 a second keep the backlog
+# topped up and put a finish time at most one look (~200 ms) late, which moves a 60 s window's count by <1 %.
+FEED_POLL_S = 0.2
 
 
 def log(msg):
@@ -96,6 +99,20 @@ class Processes:
         out.close()
         self.procs.append((name, p))
         return p
+
+    def cpu_seconds(self, prefix):
+        """CPU time so far of the processes whose name starts with prefix, and of their reaped children (the
+        `bash -c true` of the workers' builds), from /proc."""
+        total = 0
+        for name, p in self.procs:
+            if name.startswith(prefix):
+                try:
+                    with open('/proc/%d/stat' % p.pid) as f:
+                        fields = f.read().rsplit(')', 1)[1].split()
+                    total += sum(int(v) for v in fields[11:15])  # utime stime cutime cstime
+                except (OSError, IndexError, ValueError):
+                    pass
+        return total / os.sysconf('SC_CLK_TCK')
 
     def check_alive(self):
         for name, p in self.procs:
@@ -267,11 +284,11 @@ def measure_latency(api, builderid, n, warmup, poll_s, starts_file):
     return polled, exact
 
 
-def measure_throughput(api, builderid, warmup_s, window_s):
+def measure_throughput(api, builderid, warmup_s, window_s, procs):
     """Keeps IN_FLIGHT builds triggered and not finished; counts build requests seen finished during the window.
 
     A request counts as finished at the first look (every FEED_POLL_S) that no longer lists it among the
-    unfinished ones, so a finish time is late by at most one look (~50 ms plus the request)."""
+    unfinished ones, so a finish time is late by at most one look (FEED_POLL_S plus the request)."""
     log('throughput: %d builds in flight, %d s warm-up, %d s window' % (IN_FLIGHT, warmup_s, window_s))
     ours = set()
     finished_at = []
@@ -279,10 +296,13 @@ def measure_throughput(api, builderid, warmup_s, window_s):
     start = time.monotonic()
     window_start = start + warmup_s
     window_end = window_start + window_s
+    cpu_at_start = None
     while True:
         now = time.monotonic()
         if now >= window_end:
             break
+        if cpu_at_start is None and now >= window_start:
+            cpu_at_start = (now, procs.cpu_seconds('master'), procs.cpu_seconds('worker'))
         requests = api.get('/buildrequests?complete=false&field=buildrequestid&field=complete&field=claimed')
         seen = time.monotonic()
         unfinished = {r['buildrequestid'] for r in requests['buildrequests']}
@@ -296,15 +316,21 @@ def measure_throughput(api, builderid, warmup_s, window_s):
             ours.add(api.force(builderid))
         time.sleep(FEED_POLL_S)
     counted = sum(1 for t in finished_at if window_start <= t < window_end)
-    log('throughput: %d builds finished in the %d s window (%.1f/min); at least %d pending throughout'
-        % (counted, window_s, counted * 60.0 / window_s, min_pending if min_pending is not None else -1))
+    t, master_cpu, workers_cpu = cpu_at_start
+    elapsed = time.monotonic() - t
+    cpu = {'master_cpu_pct': round(100 * (procs.cpu_seconds('master') - master_cpu) / elapsed),
+           'workers_cpu_pct': round(100 * (procs.cpu_seconds('worker') - workers_cpu) / elapsed)}
+    log('throughput: %d builds finished in the %d s window (%.1f/min); at least %d pending throughout; CPU '
+        '(%% of one core) master %d, workers %d' % (counted, window_s, counted * 60.0 / window_s,
+                                                   min_pending if min_pending is not None else -1,
+                                                   cpu['master_cpu_pct'], cpu['workers_cpu_pct']))
     # Let what is still in flight finish, so the failure check below sees every build (and the workers are idle).
     deadline = time.monotonic() + 120
     while api.get('/buildrequests?complete=false&field=buildrequestid&field=complete')['meta']['total'] > 0:
         if time.monotonic() > deadline:
             raise RuntimeError('builds still unfinished 120 s after the window')
         time.sleep(0.2)
-    return counted, min_pending
+    return counted, min_pending, cpu
 
 
 # ---------------------------------------------------------------------------------------------------- main
@@ -363,7 +389,7 @@ def run(args, procs, tmp):
 
     polled, exact = measure_latency(api, builderid, args.builds, args.warmup_builds, args.poll_ms / 1000,
                                     starts_file)
-    builds, min_pending = measure_throughput(api, builderid, args.warmup, args.window)
+    builds, min_pending, cpu = measure_throughput(api, builderid, args.warmup, args.window, procs)
     failed = api.get('/builds?builderid=%d&results__ne=0&field=buildid&field=builderid&field=results'
                      % builderid)['meta']['total']
     if failed:
@@ -387,6 +413,8 @@ def run(args, procs, tmp):
         'p50_start_ms_master': round(percentile(exact, 50), 1) if exact else None,
         'p95_start_ms_master': round(percentile(exact, 95), 1) if exact else None,
         'min_pending': min_pending,
+        'master_cpu_pct': cpu['master_cpu_pct'],
+        'workers_cpu_pct': cpu['workers_cpu_pct'],
         'workers': WORKERS,
         'buildbot': subprocess.run(['buildbot', '--version'], capture_output=True, text=True).stdout
         .splitlines()[0].split(':', 1)[-1].strip(),

@@ -212,8 +212,9 @@ public final class BuildbotPeer {
         System.out.printf(Locale.ROOT, "trigger->first step started: p50 %.1f ms, p95 %.1f ms, max %.1f ms "
                 + "(n=%d; master clock: p50 %.1f ms, p95 %.1f ms)%n", f.p50StartMs(), f.p95StartMs(),
                 f.maxStartMs(), f.latencyN(), f.p50StartMsMaster(), f.p95StartMsMaster());
-        System.out.printf(Locale.ROOT, "throughput: %.1f builds/min (%d builds in %d s; at least %d pending)%n",
-                f.buildsPerMin(), f.builds(), f.windowS(), f.minPending());
+        System.out.printf(Locale.ROOT, "throughput: %.1f builds/min (%d builds in %d s; at least %d pending; CPU, "
+                + "%% of one core: master %d, workers %d)%n", f.buildsPerMin(), f.builds(), f.windowS(),
+                f.minPending(), f.masterCpuPct(), f.workersCpuPct());
         System.out.println("method: " + f.method());
     }
 }
