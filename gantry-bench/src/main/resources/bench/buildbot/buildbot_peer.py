@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Buildbot peer of `gantry bench e2e`: sets up Buildbot on loopback, measures it, prints one JSON line.
 
-    python3 buildbot_peer.py [--quick] [--builds N] [--window S] [--keep]
+    python3 buildbot_peer.py [--quick] [--builds N] [--window S] [--poll-ms MS] [--keep]
 
 Steps: install Buildbot with apt-get if its commands are missing; create a master (master.cfg beside this script,
 sqlite in a temp dir) and 4 workers; start them in the foreground as our children; wait until all 4 workers are
@@ -11,7 +11,8 @@ connected; then measure
      before the trigger POST is sent; the step running `true` counts as started at the first moment this script
      observes it started, polling the REST data API (Buildbot's REST times are whole seconds, too coarse for this).
      Latency = that moment - t0. Beside it, the same latency from the master's own clock (master.cfg logs
-     time.time() when the master marks the step started): the polled figure minus that one is the polling's bias.
+     time.time() when the master publishes the step's "started" event, just after it writes the step's row): a
+     check that the polling neither lags nor slows the master (the two agree within a few ms).
   b) throughput: the builder is kept saturated (20 builds triggered and not finished: 4 running, about 16 pending),
      warm-up first, then completions in a fixed window count, as builds per minute.
 
@@ -25,7 +26,6 @@ import os
 import shutil
 import signal
 import socket
-import statistics
 import subprocess
 import sys
 import tempfile
