@@ -318,12 +318,15 @@ def measure_throughput(api, builderid, warmup_s, window_s, procs):
     counted = sum(1 for t in finished_at if window_start <= t < window_end)
     t, master_cpu, workers_cpu = cpu_at_start
     elapsed = time.monotonic() - t
-    cpu = {'master_cpu_pct': round(100 * (procs.cpu_seconds('master') - master_cpu) / elapsed),
-           'workers_cpu_pct': round(100 * (procs.cpu_seconds('worker') - workers_cpu) / elapsed)}
+    master_cpu = procs.cpu_seconds('master') - master_cpu
+    workers_cpu = procs.cpu_seconds('worker') - workers_cpu
+    # CPU per build depends far less than builds per minute on what else the machine is running.
+    cpu = {'master_cpu_pct': round(100 * master_cpu / elapsed), 'workers_cpu_pct': round(100 * workers_cpu / elapsed),
+           'cpu_ms_per_build': round(1000 * (master_cpu + workers_cpu) / counted) if counted else None}
     log('throughput: %d builds finished in the %d s window (%.1f/min); at least %d pending throughout; CPU '
-        '(%% of one core) master %d, workers %d' % (counted, window_s, counted * 60.0 / window_s,
-                                                   min_pending if min_pending is not None else -1,
-                                                   cpu['master_cpu_pct'], cpu['workers_cpu_pct']))
+        '(%% of one core) master %d, workers %d; %s ms CPU per build'
+        % (counted, window_s, counted * 60.0 / window_s, min_pending if min_pending is not None else -1,
+           cpu['master_cpu_pct'], cpu['workers_cpu_pct'], cpu['cpu_ms_per_build']))
     # Let what is still in flight finish, so the failure check below sees every build (and the workers are idle).
     deadline = time.monotonic() + 120
     while api.get('/buildrequests?complete=false&field=buildrequestid&field=complete')['meta']['total'] > 0:
@@ -415,6 +418,7 @@ def run(args, procs, tmp):
         'min_pending': min_pending,
         'master_cpu_pct': cpu['master_cpu_pct'],
         'workers_cpu_pct': cpu['workers_cpu_pct'],
+        'cpu_ms_per_build': cpu['cpu_ms_per_build'],
         'workers': WORKERS,
         'buildbot': subprocess.run(['buildbot', '--version'], capture_output=True, text=True).stdout
         .splitlines()[0].split(':', 1)[-1].strip(),

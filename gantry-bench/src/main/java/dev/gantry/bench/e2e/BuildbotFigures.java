@@ -23,13 +23,14 @@ import java.io.IOException;
  *                          while this is above 0
  * @param masterCpuPct      CPU the master used during the window, % of one core (it is one Python process)
  * @param workersCpuPct     CPU the four workers and their {@code bash -c true} used during the window, % of one core
+ * @param cpuMsPerBuild     master and workers' CPU in the window per build finished in it, ms; NaN if none finished
  * @param workers           workers attached to the builder, one build each at a time
  * @param buildbotVersion   the Buildbot version that ran
  */
 public record BuildbotFigures(double p50StartMs, double p95StartMs, double buildsPerMin, long builds, int windowS,
                               String method, int latencyN, double maxStartMs, double p50StartMsMaster,
                               double p95StartMsMaster, int minPending, int masterCpuPct, int workersCpuPct,
-                              int workers, String buildbotVersion) {
+                              double cpuMsPerBuild, int workers, String buildbotVersion) {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -46,7 +47,8 @@ public record BuildbotFigures(double p50StartMs, double p95StartMs, double build
                 n.get("builds_per_min").asDouble(), n.get("builds").asLong(), n.get("window_s").asInt(),
                 n.path("method").asText(""), n.path("latency_n").asInt(0), number(n, "max_start_ms"),
                 number(n, "p50_start_ms_master"), number(n, "p95_start_ms_master"), n.path("min_pending").asInt(-1),
-                n.path("master_cpu_pct").asInt(-1), n.path("workers_cpu_pct").asInt(-1), n.path("workers").asInt(0),
+                n.path("master_cpu_pct").asInt(-1), n.path("workers_cpu_pct").asInt(-1),
+                number(n, "cpu_ms_per_build"), n.path("workers").asInt(0),
                 n.path("buildbot").asText("unknown"));
     }
 

@@ -213,8 +213,8 @@ public final class BuildbotPeer {
                 + "(n=%d; master clock: p50 %.1f ms, p95 %.1f ms)%n", f.p50StartMs(), f.p95StartMs(),
                 f.maxStartMs(), f.latencyN(), f.p50StartMsMaster(), f.p95StartMsMaster());
         System.out.printf(Locale.ROOT, "throughput: %.1f builds/min (%d builds in %d s; at least %d pending; CPU, "
-                + "%% of one core: master %d, workers %d)%n", f.buildsPerMin(), f.builds(), f.windowS(),
-                f.minPending(), f.masterCpuPct(), f.workersCpuPct());
+                + "%% of one core: master %d, workers %d; %.0f ms CPU per build)%n", f.buildsPerMin(), f.builds(),
+                f.windowS(), f.minPending(), f.masterCpuPct(), f.workersCpuPct(), f.cpuMsPerBuild());
         System.out.println("method: " + f.method());
     }
 }

@@ -15,10 +15,10 @@ class BuildbotFiguresTest {
                 + "\"builds_per_min\": 123.0, \"builds\": 41, \"window_s\": 20, \"method\": \"m\", "
                 + "\"latency_n\": 15, \"max_start_ms\": 300.5, \"p50_start_ms_master\": 149.0, "
                 + "\"p95_start_ms_master\": null, \"min_pending\": 9, \"master_cpu_pct\": 87, \"workers_cpu_pct\": 30, "
-                + "\"workers\": 4, \"buildbot\": \"3.7.0-2\"}");
+                + "\"cpu_ms_per_build\": 260, \"workers\": 4, \"buildbot\": \"3.7.0-2\"}");
 
         assertThat(f).isEqualTo(new BuildbotFigures(151.2, 240.0, 123.0, 41, 20, "m", 15, 300.5, 149.0, Double.NaN,
-                9, 87, 30, 4, "3.7.0-2"));
+                9, 87, 30, 260.0, 4, "3.7.0-2"));
     }
 
     @Test
