@@ -1,6 +1,7 @@
 package dev.gantry.bench;
 
 import dev.gantry.bench.config.ConfigSuite;
+import dev.gantry.bench.e2e.E2eSuite;
 import dev.gantry.bench.queue.QueueSuite;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -23,7 +24,7 @@ public final class BenchMain implements Callable<Integer> {
     static final Map<String, Suite> SUITES = new LinkedHashMap<>();
 
     static {
-        for (Suite s : new Suite[] {new ConfigSuite(), new QueueSuite()}) {
+        for (Suite s : new Suite[] {new ConfigSuite(), new QueueSuite(), new E2eSuite()}) {
             SUITES.put(s.name(), s);
         }
     }

@@ -145,6 +145,16 @@ final class MessageSql {
             RETURNING m.queue
             """;
 
+    static final String RELEASE_HELD_BY = """
+            UPDATE gantry_queue.message m
+            SET state = CASE WHEN m.attempt >= m.max_attempts THEN 3 ELSE 0 END,
+                finished_at = CASE WHEN m.attempt >= m.max_attempts THEN CAST(:now AS timestamptz) END,
+                run_at = :now, lease_until = NULL, worker = NULL,
+                last_error = 'released at attempt ' || m.attempt || ': its holder ' || m.worker || ' restarted'
+            WHERE m.state = 1 AND m.lease_until IS NOT NULL AND m.worker = ANY(:workers)
+            RETURNING m.queue
+            """;
+
     // A replay keeps counting attempts (and grants a fresh allowance): the attempt number stays a fence, so a
     // holder from before the message died cannot finish the replayed delivery.
     static final String REPLAY_LIVE = """

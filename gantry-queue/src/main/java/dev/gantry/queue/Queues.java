@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -410,6 +411,20 @@ public final class Queues implements AutoCloseable {
                 .bind("now", ts(now)).bind("limit", limit).mapTo(String.class).list()));
         rescued.forEach(q -> metrics.count(q, "rescued", 1));
         return rescued.size();
+    }
+
+    /**
+     * Releases at once the messages that {@code workers} hold, as a rescue would once their leases ran out, and
+     * returns how many. For a process that restarts: the worker names its previous run used, which must be dead
+     * (no live process may use those names), so their messages need not wait out their leases.
+     */
+    public int releaseHeldBy(Collection<String> workers) {
+        Instant now = settings.clock().instant();
+        List<String> released = call("release", () -> jdbi.inTransaction(h -> h.createQuery(
+                MessageSql.RELEASE_HELD_BY).bind("now", ts(now)).bind("workers", workers.toArray(String[]::new))
+                .mapTo(String.class).list()));
+        released.forEach(q -> metrics.count(q, "rescued", 1));
+        return released.size();
     }
 
     /**

@@ -263,6 +263,25 @@ class QueueIT {
     }
 
     @Test
+    void a_restarted_holders_messages_are_released_at_once_and_others_keep_theirs() {
+        queues.enqueue(NewMessage.to("builds"));
+        queues.enqueue(NewMessage.to("builds"));
+        Message crashed = queues.claim("builds", "plan@server-1", 1).get(0);
+        Message alive = queues.claim("builds", "plan@server-2", 1).get(0);
+
+        assertThat(queues.releaseHeldBy(List.of("plan@server-1", "orchestrator@server-1"))).isEqualTo(1);
+
+        Message again = queues.claim("builds", "plan@server-1", 1).get(0);
+        assertThat(again.id()).isEqualTo(crashed.id());
+        assertThat(again.attempt()).isEqualTo(2);
+        assertThat(again.lastError()).contains("released at attempt 1").contains("plan@server-1");
+        assertThatThrownBy(() -> queues.complete(crashed)).isInstanceOf(LeaseLostException.class);
+        queues.complete(alive);
+        queues.complete(again);
+        assertThat(queues.releaseHeldBy(List.of("plan@server-1"))).isZero();
+    }
+
+    @Test
     void a_heartbeat_keeps_the_lease_from_being_rescued() {
         queues.enqueue(NewMessage.to("builds"));
         Message m = queues.claim("builds", "w1", 1).get(0);

@@ -144,12 +144,14 @@ public final class GantryServer implements AutoCloseable {
                 new AgentAuthentication(tokens.hash(TokenKind.AGENT)), clock);
         ResultsApi results = new ResultsApi(jdbi, blobs, output);
         Runnable tasksQueued = agents.wakeups()::tasksQueued;
+        String instance = ServerInstance.id(home);
         List<AutoCloseable> queueLoops = new ArrayList<>();
-        queueLoops.add(WorkflowAdvancer.start(queues, new WorkflowAdvancer(jdbi, clock, tasksQueued)));
         try {
+            releaseWhatTheLastRunHeld(queues, instance);
+            queueLoops.add(WorkflowAdvancer.start(queues, new WorkflowAdvancer(jdbi, clock, tasksQueued), instance));
             if (planPipelines) {
                 queueLoops.add(new PlanBuilder(jdbi, queues, GitMirrors.under(home), ConfigCompiler.create(), clock)
-                        .start());
+                        .start(instance));
             }
             Javalin http = HttpApi.create(settings.port(), new AdminAuthentication(tokens.hash(TokenKind.ADMIN)),
                     new ProjectRoutes(new Projects(jdbi, clock)),
@@ -170,6 +172,15 @@ public final class GantryServer implements AutoCloseable {
             closeQuietly(queueLoops);
             queues.close();
             throw failure;
+        }
+    }
+
+    /** A server killed mid-work left messages leased to its workers; nobody works on them now. */
+    private static void releaseWhatTheLastRunHeld(Queues queues, String instance) {
+        int released = queues.releaseHeldBy(List.of(WorkflowAdvancer.workerName(instance),
+                PlanBuilder.workerName(instance)));
+        if (released > 0) {
+            LOG.info("Released {} queue messages the previous run of this server held", released);
         }
     }
 

@@ -60,6 +60,7 @@ public final class HttpAgentServer implements AgentServer {
             throw new ProtocolException("register", 201, "no agent id in " + r);
         }
         pollTimeout = registration.pollTimeout();
+        calls.capWaits(registration.heartbeatInterval());
         return registration;
     }
 

@@ -28,7 +28,7 @@ final class HttpCalls {
     private final String server;
     private final URI base;
     private final String token;
-    private final RetryPolicy retry;
+    private volatile RetryPolicy retry;
     private final HttpClient http;
 
     HttpCalls(String server, URI base, String token, RetryPolicy retry) {
@@ -44,6 +44,19 @@ final class HttpCalls {
         return server;
     }
 
+    /**
+     * Waits at most {@code longest} between tries from now on: once the server has said how often it expects
+     * heartbeats, no retry may wait longer than that, or a server back from a restart would find the agent's
+     * leases run out while the agent was still backing off.
+     */
+    void capWaits(Duration longest) {
+        RetryPolicy current = retry;
+        if (longest.compareTo(current.cap()) < 0 && longest.isPositive()) {
+            Duration initial = current.initial().compareTo(longest) < 0 ? current.initial() : longest;
+            retry = new RetryPolicy(initial, longest, current.giveUpAfter());
+        }
+    }
+
     HttpRequest.Builder request(String path) {
         return HttpRequest.newBuilder(URI.create(base + path)).header("Authorization", "Bearer " + token)
                 .header("Accept", "application/json");
@@ -54,6 +67,7 @@ final class HttpCalls {
      * a 200 body goes to that file; any other body is kept in memory for its message.
      */
     Reply send(String what, TaskRef task, HttpRequest request, Path download) throws InterruptedException {
+        RetryPolicy retry = this.retry;
         long start = System.nanoTime();
         for (int attempt = 0; ; attempt++) {
             Reply reply = null;

@@ -50,7 +50,11 @@ final class Leases {
      * @throws ApiException 409 when the lease is not the task's current one
      */
     static TaskDao.Leased require(Handle h, TaskKey task, UUID lease) {
-        return h.attach(TaskDao.class).leased(task.jobId(), task.nodeIndex(), lease).orElseThrow(() -> lost(task));
+        TaskDao tasks = h.attach(TaskDao.class);
+        TaskDao.Leased leased = tasks.leased(task.jobId(), task.nodeIndex(), lease).orElseThrow(() -> lost(task));
+        // Any call with the lease proves the agent got the task, as a heartbeat does.
+        tasks.accept(task.jobId(), task.nodeIndex());
+        return leased;
     }
 
     /** {@link #require} in a transaction of its own, for calls that then stream a body outside any transaction. */

@@ -70,6 +70,13 @@ interface TaskDao {
             """)
     Optional<Leased> leased(UUID jobId, int nodeIndex, UUID lease);
 
+    /** Marks a leased task accepted (when does not matter, only whether), if it is not yet; touches no row once it is. */
+    @SqlUpdate("""
+            UPDATE gantry.job_task SET accepted_at = now()
+            WHERE job_id = :jobId AND node_index = :nodeIndex AND accepted_at IS NULL
+            """)
+    int accept(UUID jobId, int nodeIndex);
+
     /**
      * Locks the job row (see the lock order above); empty when there is no such job. NO KEY UPDATE, not UPDATE: it
      * serialises task ends but lets inserts that reference the job (steps, tests) take their key-share lock.

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.javalin.http.Context;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.util.Locale;
 
@@ -19,6 +20,8 @@ import java.util.Locale;
 public final class JsonBody {
     /** 1 MiB: far above any request the API takes, and small enough that a body costs no worry. */
     public static final int MAX_BYTES = 1 << 20;
+    /** The largest refused body still read to its end before the 413 goes out. */
+    static final int DRAINED_AT_MOST = 16 << 20;
 
     private JsonBody() {
     }
@@ -28,6 +31,7 @@ public final class JsonBody {
         requireJsonContentType(ctx.header("Content-Type"));
         long declared = ctx.req().getContentLengthLong();
         if (declared > MAX_BYTES) {
+            drainModestExcess(ctx, declared);
             throw tooLarge(declared + " bytes");
         }
         return parseObject(readAtMostLimit(ctx));
@@ -75,6 +79,21 @@ public final class JsonBody {
         } catch (IOException e) {
             // The client went away or sent a broken chunked body; there is nobody left to answer.
             throw ApiException.badRequest("the request body could not be read: " + e.getMessage());
+        }
+    }
+
+    /**
+     * Reads and drops a body that is too large but not absurdly so (up to {@link #DRAINED_AT_MOST}), so the client,
+     * still sending it, reads the 413 rather than a connection reset; a larger one is cut off unread.
+     */
+    private static void drainModestExcess(Context ctx, long declared) {
+        if (declared > DRAINED_AT_MOST) {
+            return;
+        }
+        try (InputStream in = ctx.req().getInputStream()) {
+            in.transferTo(OutputStream.nullOutputStream());
+        } catch (IOException e) {
+            // the client gave up sending; the 413 goes out anyway
         }
     }
 

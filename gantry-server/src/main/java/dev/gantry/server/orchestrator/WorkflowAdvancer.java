@@ -33,10 +33,15 @@ public final class WorkflowAdvancer implements Worker.Handler {
         this.tasksQueued = tasksQueued;
     }
 
-    /** Starts a worker on the advance queue. */
-    public static Worker start(Queues queues, WorkflowAdvancer advancer) {
+    /** The name of this process's worker, {@code orchestrator@INSTANCE}. */
+    public static String workerName(String instance) {
+        return "orchestrator@" + instance;
+    }
+
+    /** Starts a worker on the advance queue, named for the server {@code instance}. */
+    public static Worker start(Queues queues, WorkflowAdvancer advancer, String instance) {
         return Worker.start(queues, Orchestration.ADVANCE_QUEUE, advancer,
-                Worker.Options.named("orchestrator", 4));
+                Worker.Options.named(workerName(instance), 4));
     }
 
     @Override

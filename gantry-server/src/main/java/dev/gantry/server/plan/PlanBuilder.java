@@ -67,11 +67,19 @@ public final class PlanBuilder {
         this.store = new PlanStore(jdbi, queues, clock);
     }
 
-    /** Starts consuming {@value PipelineTriggers#PLAN_QUEUE}; closing the worker waits for the plans under way. */
-    public Worker start() {
+    /** The name of this process's worker, {@code plan-builder@INSTANCE}. */
+    public static String workerName(String instance) {
+        return "plan-builder@" + instance;
+    }
+
+    /**
+     * Starts consuming {@value PipelineTriggers#PLAN_QUEUE} as the server {@code instance}; closing the worker waits
+     * for the plans under way.
+     */
+    public Worker start(String instance) {
         // No prefetch: a plan takes as long as its git fetch, and a message waiting behind it would only wait.
         return Worker.start(queues, PipelineTriggers.PLAN_QUEUE, this::handle,
-                Worker.Options.named("plan-builder", CONCURRENCY).withPrefetch(0));
+                Worker.Options.named(workerName(instance), CONCURRENCY).withPrefetch(0));
     }
 
     /** Handles one delivery of a plan message. */

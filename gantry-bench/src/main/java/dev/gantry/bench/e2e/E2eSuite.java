@@ -1,0 +1,52 @@
+package dev.gantry.bench.e2e;
+
+import dev.gantry.bench.Suite;
+import java.io.PrintStream;
+import java.util.Locale;
+
+/**
+ * {@code bench e2e}: a one-job no-op pipeline end to end, Gantry (server and four agents as processes, on its
+ * embedded PostgreSQL) and then Buildbot (master and four workers, from Debian's packages) in the same run, through
+ * the same measurements: trigger → first step started on warm agents, and sustained pipelines per minute. See
+ * {@link GantryE2e} and {@link BuildbotPeer} for the methods. Ends with
+ * {@code RESULT p50_start_ms=… p95_start_ms=… pipelines_per_min=… buildbot_pipelines_per_min=… ratio_vs_buildbot=…}.
+ */
+public final class E2eSuite implements Suite {
+    static final int AGENTS = 4;
+
+    @Override
+    public String name() {
+        return "e2e";
+    }
+
+    @Override
+    public String description() {
+        return "a one-job no-op pipeline end to end: Gantry with 4 agents vs Buildbot with 4 workers";
+    }
+
+    @Override
+    public int run(boolean quick, PrintStream out, PrintStream err) throws Exception {
+        out.println("bench e2e" + (quick ? " --quick" : "") + ": a one-job no-op pipeline, " + AGENTS
+                + " agents / workers of one build each, on " + Runtime.getRuntime().availableProcessors()
+                + " processors");
+        E2eFigures gantry;
+        try (GantryRig rig = GantryRig.start(AGENTS)) {
+            gantry = GantryE2e.run(rig, quick, out);
+        }
+        out.println("buildbot: starting (installs Debian's buildbot packages if missing)");
+        BuildbotFigures buildbot = BuildbotPeer.run(quick, out);
+        double ratio = gantry.pipelinesPerMinute() / buildbot.buildsPerMin();
+        out.println();
+        out.printf(Locale.ROOT, "%-10s %12s %12s %16s%n", "system", "p50 start", "p95 start", "pipelines/min");
+        out.printf(Locale.ROOT, "%-10s %9.0f ms %9.0f ms %16.0f%n", "gantry", gantry.p50StartMs(),
+                gantry.p95StartMs(), gantry.pipelinesPerMinute());
+        out.printf(Locale.ROOT, "%-10s %9.0f ms %9.0f ms %16.0f%n", "buildbot", buildbot.p50StartMs(),
+                buildbot.p95StartMs(), buildbot.buildsPerMin());
+        out.printf(Locale.ROOT, "latency samples: %d each; throughput window: %d s each%n", gantry.samples(),
+                gantry.window().toSeconds());
+        out.printf(Locale.ROOT, "RESULT p50_start_ms=%.0f p95_start_ms=%.0f pipelines_per_min=%.0f "
+                        + "buildbot_pipelines_per_min=%.0f ratio_vs_buildbot=%.2f%n", gantry.p50StartMs(),
+                gantry.p95StartMs(), gantry.pipelinesPerMinute(), buildbot.buildsPerMin(), ratio);
+        return 0;
+    }
+}

@@ -1,0 +1,192 @@
+package dev.gantry.bench.e2e;
+
+import dev.gantry.cli.client.GantryClient;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Gantry as a user runs it, for {@code bench e2e}: {@code gantry server} as a process on its embedded PostgreSQL in a
+ * fresh {@code GANTRY_HOME}, agents as processes of their own, and a git repository whose config is one job with
+ * one no-op step, registered as project {@code gantry/local/noop}. Everything it started is killed on
+ * {@link #close()}, and its home removed.
+ */
+final class GantryRig implements AutoCloseable {
+    static final String SLUG = "gantry/local/noop";
+    /** The workload: one job, one step running {@code true}, no checkout; as Buildbot's builder. */
+    static final String CONFIG = """
+            version: 2.1
+            jobs:
+              noop:
+                docker:
+                  - image: cimg/base:2024.01
+                resource_class: small
+                steps:
+                  - run:
+                      name: No-op
+                      command: "true"
+            workflows:
+              noop:
+                jobs:
+                  - noop
+            """;
+
+    private final Path home;
+    private final int port = freePort();
+    private final int databasePort = freePort();
+    private final List<Process> processes = new ArrayList<>();
+    private GantryClient client;
+
+    private GantryRig(Path home) {
+        this.home = home;
+    }
+
+    /** Starts the server and {@code agents} agents of one small job each, and registers the project. */
+    static GantryRig start(int agents) throws IOException, InterruptedException {
+        GantryRig rig = new GantryRig(Files.createTempDirectory("gantry-bench-e2e"));
+        try {
+            rig.startServer();
+            for (int i = 1; i <= agents; i++) {
+                rig.startProcess("agent-" + i, List.of("agent", "--server", rig.url().toString(), "--token-file",
+                        rig.home.resolve("agent-token").toString(), "--cpu", "1", "--memory", "2", "--name",
+                        "bench-" + i, "--work-dir", rig.home.resolve("work-" + i).toString()));
+            }
+            rig.registerProject();
+            return rig;
+        } catch (IOException | InterruptedException | RuntimeException e) {
+            rig.close();
+            throw e;
+        }
+    }
+
+    URI url() {
+        return URI.create("http://127.0.0.1:" + port);
+    }
+
+    GantryClient client() {
+        return client;
+    }
+
+    /** Workflows of the project that succeeded so far, counted in the database (cheaper than asking the API). */
+    long succeededWorkflows() throws SQLException {
+        try (Connection c = DriverManager.getConnection("jdbc:postgresql://localhost:" + databasePort
+                + "/gantry?user=postgres"); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT count(*) FROM gantry.workflow WHERE status = 'success'")) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    private void startServer() throws IOException, InterruptedException {
+        Process server = startProcess("server", List.of("server", "--port", Integer.toString(port)));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+        while (System.nanoTime() < deadline) {
+            if (!server.isAlive()) {
+                throw new IllegalStateException("the Gantry server exited; see " + log("server"));
+            }
+            Path token = home.resolve("admin-token");
+            if (Files.exists(token)) {
+                GantryClient candidate = new GantryClient(url(), Files.readString(token).strip());
+                try {
+                    if (candidate.get("/api/v2/project").ok()) {
+                        client = candidate;
+                        return;
+                    }
+                } catch (RuntimeException notYet) {
+                    // not listening yet
+                }
+            }
+            Thread.sleep(200);
+        }
+        throw new IllegalStateException("the Gantry server did not answer within 120 s; see " + log("server"));
+    }
+
+    private void registerProject() throws IOException {
+        Path repository = Files.createDirectories(home.resolve("noop"));
+        Files.createDirectories(repository.resolve(".circleci"));
+        Files.writeString(repository.resolve(".circleci/config.yml"), CONFIG);
+        git(repository, "init", "-q", "-b", "main");
+        git(repository, "add", "-A");
+        git(repository, "commit", "-q", "-m", "one no-op job");
+        GantryClient.Answer created = client.post("/api/v2/project", Map.of("name", "noop", "repo_url",
+                repository.toString()));
+        if (!created.ok()) {
+            throw new IllegalStateException("registering the project: " + created.message());
+        }
+    }
+
+    private static void git(Path dir, String... args) throws IOException {
+        List<String> command = new ArrayList<>(List.of("git", "-c", "user.name=bench", "-c", "user.email=bench@localhost"));
+        command.addAll(List.of(args));
+        try {
+            Process git = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true).start();
+            String output = new String(git.getInputStream().readAllBytes());
+            if (git.waitFor() != 0) {
+                throw new IOException("git " + String.join(" ", args) + " failed: " + output);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted", e);
+        }
+    }
+
+    private Process startProcess(String name, List<String> arguments) throws IOException {
+        List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"),
+                "-cp", System.getProperty("java.class.path"), "dev.gantry.cli.Main"));
+        command.addAll(arguments);
+        Files.createDirectories(home.resolve("logs"));
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(log(name).toFile()));
+        builder.environment().put("GANTRY_HOME", home.toString());
+        builder.environment().put("GANTRY_EMBEDDED_PG_PORT", Integer.toString(databasePort));
+        Process process = builder.start();
+        processes.add(process);
+        return process;
+    }
+
+    private Path log(String name) {
+        return home.resolve("logs").resolve(name + ".log");
+    }
+
+    private static int freePort() {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Stops the agents, then the server (SIGTERM: it shuts its embedded PostgreSQL down), and removes the home. */
+    @Override
+    public void close() {
+        for (int i = processes.size() - 1; i >= 0; i--) {
+            Process process = processes.get(i);
+            process.destroy();
+            try {
+                if (!process.waitFor(30, TimeUnit.SECONDS)) {
+                    process.destroyForcibly();
+                }
+            } catch (InterruptedException e) {
+                process.destroyForcibly();
+                Thread.currentThread().interrupt();
+            }
+        }
+        try (var files = Files.walk(home)) {
+            files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException e) {
+            // a leftover temp directory is no reason to fail the benchmark
+        }
+    }
+}
