@@ -108,6 +108,26 @@ class CrashSafetyIT {
         assertThat(runsByJobNumber().get(number(retry))).containsExactly("start", "end");
     }
 
+    @Test
+    void canceling_a_workflow_stops_the_running_jobs_processes_and_starts_nothing_more() throws Exception {
+        gantry.startAgent("steady", 4);
+        String pipeline = probe.trigger();
+        JsonNode workflow = probe.awaitWorkflow(pipeline, null, "running");
+        JsonNode first = probe.awaitJobs(workflow, Map.of("first", "running")).get("first");
+        await().atMost(Duration.ofSeconds(60)).ignoreExceptions()
+                .until(() -> probe.output(first, 0).contains("working 1"));
+
+        assertThat(probe.post("/api/v2/workflow/" + workflow.path("id").asText() + "/cancel", Map.of()).status())
+                .isEqualTo(202);
+
+        Map<String, JsonNode> jobs = probe.awaitJobs(workflow, Map.of("first", "canceled"));
+        assertThat(statuses(jobs)).containsEntry("second", "canceled").containsEntry("third", "canceled");
+        assertThat(probe.awaitWorkflow(pipeline, null, "canceled")).isNotNull();
+        Thread.sleep(7_000); // longer than the step would have run
+        assertThat(runsByJobNumber().get(number(first))).as("killed before its end").containsExactly("start");
+        assertThat(runsByJobNumber()).hasSize(1);
+    }
+
     /** The trace's "start"/"end" words per job number, in order. */
     private Map<Long, List<String>> runsByJobNumber() {
         Map<Long, List<String>> runs = new HashMap<>();

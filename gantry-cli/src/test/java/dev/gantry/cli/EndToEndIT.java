@@ -111,6 +111,57 @@ class EndToEndIT {
         assertThat(traceLines("start build/")).as("a carried-over job does not run again").hasSize(1);
     }
 
+    @Test
+    void gantry_run_follows_a_local_repository_and_exits_with_the_pipelines_outcome() throws Exception {
+        Path app = Files.createDirectories(home.resolve("run-me"));
+        Files.createDirectories(app.resolve(".circleci"));
+        Files.writeString(app.resolve(".circleci/config.yml"), """
+                version: 2.1
+                jobs:
+                  greet:
+                    docker:
+                      - image: cimg/base:2024.01
+                    resource_class: small
+                    steps:
+                      - checkout
+                      - run: echo "hello from $CIRCLE_PROJECT_REPONAME" && test ! -f broken
+                workflows:
+                  main:
+                    jobs:
+                      - greet
+                """);
+        Files.writeString(app.resolve("broken"), "remove me to pass\n");
+        Git.run(app, "init", "-q", "-b", "main");
+        Git.run(app, "add", "-A");
+        Git.run(app, "commit", "-q", "-m", "broken");
+
+        Run failed = gantryRun(app);
+        assertThat(failed.code()).as(failed.output()).isEqualTo(1);
+        assertThat(failed.output()).contains("[greet] hello from run-me").contains("greet: failed")
+                .contains("workflow main: failed");
+
+        Git.run(app, "rm", "-q", "broken");
+        Git.run(app, "commit", "-q", "-m", "fixed");
+        Run passed = gantryRun(app);
+        assertThat(passed.code()).as(passed.output()).isZero();
+        assertThat(passed.output()).contains("greet: success").contains("workflow main: success");
+        assertThat(api.get("/api/v2/project/gantry/local/run-me").json().path("vcs_url").asText())
+                .isEqualTo(app.toString());
+    }
+
+    private record Run(int code, String output) {
+    }
+
+    /** Runs {@code gantry run DIR} as a process against the test's server. */
+    private static Run gantryRun(Path dir) throws Exception {
+        Process run = new ProcessBuilder(ProcessHandle.current().info().command().orElse("java"), "-cp",
+                System.getProperty("java.class.path"), Main.class.getName(), "run", dir.toString(), "--server",
+                gantry.url().toString(), "--token", Files.readString(home.resolve("gantry/admin-token")).strip())
+                .redirectErrorStream(true).start();
+        String output = new String(run.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        return new Run(run.waitFor(), output);
+    }
+
     private static List<String> traceLines(String prefix) {
         try {
             return Files.readAllLines(trace).stream().filter(l -> l.startsWith(prefix)).toList();
