@@ -1,9 +1,8 @@
 package dev.gantry.server.run;
 
-import java.util.Arrays;
 
 /** A job's status, with CircleCI's words; the orchestrator moves it only by compare-and-set. */
-public enum JobStatus {
+public enum JobStatus implements Worded {
     /** Waiting for the jobs it requires. */
     BLOCKED("blocked", false),
     /** Its tasks wait for an agent. */
@@ -27,18 +26,17 @@ public enum JobStatus {
         this.terminal = terminal;
     }
 
-    /** The word in the API and in the database. */
+    @Override
     public String word() {
         return word;
     }
 
-    /** True once the job can change no more. */
+    @Override
     public boolean terminal() {
         return terminal;
     }
 
     public static JobStatus ofWord(String word) {
-        return Arrays.stream(values()).filter(s -> s.word.equals(word)).findFirst()
-                .orElseThrow(() -> new IllegalArgumentException("unknown job status '" + word + "'"));
+        return Worded.ofWord(JobStatus.class, word, "job status");
     }
 }

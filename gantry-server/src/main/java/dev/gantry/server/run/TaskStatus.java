@@ -1,10 +1,9 @@
 package dev.gantry.server.run;
 
-import java.util.Arrays;
 import java.util.Collection;
 
 /** The status of one parallel node of a job, as an agent runs it. */
-public enum TaskStatus {
+public enum TaskStatus implements Worded {
     QUEUED("queued", false),
     RUNNING("running", false),
     SUCCESS("success", true),
@@ -21,17 +20,18 @@ public enum TaskStatus {
         this.terminal = terminal;
     }
 
+    @Override
     public String word() {
         return word;
     }
 
+    @Override
     public boolean terminal() {
         return terminal;
     }
 
     public static TaskStatus ofWord(String word) {
-        return Arrays.stream(values()).filter(s -> s.word.equals(word)).findFirst()
-                .orElseThrow(() -> new IllegalArgumentException("unknown task status '" + word + "'"));
+        return Worded.ofWord(TaskStatus.class, word, "task status");
     }
 
     /**

@@ -1,9 +1,8 @@
 package dev.gantry.server.run;
 
-import java.util.Arrays;
 
 /** A workflow's status, with CircleCI's words. */
-public enum WorkflowStatus {
+public enum WorkflowStatus implements Worded {
     RUNNING("running", false),
     /** Nothing can move until someone approves a job. */
     ON_HOLD("on_hold", false),
@@ -24,16 +23,17 @@ public enum WorkflowStatus {
         this.terminal = terminal;
     }
 
+    @Override
     public String word() {
         return word;
     }
 
+    @Override
     public boolean terminal() {
         return terminal;
     }
 
     public static WorkflowStatus ofWord(String word) {
-        return Arrays.stream(values()).filter(s -> s.word.equals(word)).findFirst()
-                .orElseThrow(() -> new IllegalArgumentException("unknown workflow status '" + word + "'"));
+        return Worded.ofWord(WorkflowStatus.class, word, "workflow status");
     }
 }
