@@ -156,7 +156,7 @@ public final class GantryServer implements AutoCloseable {
             Javalin http = HttpApi.create(settings.port(), new AdminAuthentication(tokens.hash(TokenKind.ADMIN)),
                     new ProjectRoutes(new Projects(jdbi, clock)),
                     new PipelineRoutes(new PipelineTriggers(jdbi, queues, clock)),
-                    new WorkflowRoutes(new Workflows(jdbi)), new JobRoutes(jdbi),
+                    new WorkflowRoutes(new Workflows(jdbi)), new JobRoutes(jdbi, clock),
                     new WorkflowCommandRoutes(new WorkflowCommands(jdbi, clock, tasksQueued)), agents, results);
             startHttp(http, settings);
             agents.start();

@@ -71,7 +71,7 @@ class JobDetailsIT {
 
     @BeforeEach
     void planned() {
-        pg.truncate("gantry.project", "gantry_queue.message");
+        pg.truncate("gantry.project", "gantry.agent", "gantry_queue.message");
         TestRepo repo = TestRepo.init(work.resolve("app"));
         repo.write(".circleci/config.yml", CONFIG).commit("config");
         server.createProject("acme", "app", repo.dir().toString());
@@ -84,17 +84,16 @@ class JobDetailsIT {
     }
 
     @Test
-    void a_planned_job_shows_its_project_pipeline_workflow_executor_and_image() {
-        ApiClient.Answer read = api.get(JOBS + "1");
+    void a_queued_job_shows_its_project_pipeline_workflow_executor_image_and_why_it_waits() {
+        // The orchestrator queues the root job as soon as it is planned; no agent ever comes in this test.
+        JsonNode job = await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50))
+                .until(() -> api.get(JOBS + "1").json(), j -> j.get("status").asText().equals("queued"));
 
-        assertThat(read.status()).as(read.body()).isEqualTo(200);
-        JsonNode job = read.json();
         assertThat(job.get("number").asLong()).isEqualTo(1);
         assertThat(job.get("name").asText()).isEqualTo("test");
         assertThat(job.get("type").asText()).isEqualTo("build");
-        assertThat(job.get("status").asText()).isEqualTo("blocked");
         assertThat(job.get("created_at").asText()).endsWith("Z");
-        assertThat(job.get("queued_at").isNull()).isTrue();
+        assertThat(job.get("queued_at").asText()).endsWith("Z");
         assertThat(job.get("started_at").isNull()).isTrue();
         assertThat(job.get("duration").isNull()).isTrue();
         assertThat(job.get("parallelism").asInt()).isEqualTo(2);
@@ -109,11 +108,38 @@ class JobDetailsIT {
         assertThat(job.get("image").asText()).isEqualTo("cimg/node:20.11");
         assertThat(job.get("contexts")).isEqualTo(json("[{\"name\": \"npm-token\"}]"));
         assertThat(job.get("steps")).isEmpty();
-        assertThat(job.get("parallel_runs")).isEmpty();
+        assertThat(job.get("parallel_runs")).isEqualTo(json("[{\"index\": 0, \"status\": \"queued\"}, "
+                + "{\"index\": 1, \"status\": \"queued\"}]"));
+        assertThat(job.at("/waiting/reason").asText()).isEqualTo("no_agent");
+        assertThat(job.at("/waiting/message").asText()).contains("no agent is connected");
+        assertThat(job.at("/waiting/since").asText()).isEqualTo(job.get("queued_at").asText());
+        assertThat(job.at("/waiting/for_ms").asLong()).isNotNegative();
+    }
+
+    @Test
+    void a_queued_job_says_when_no_agent_is_big_enough_and_when_the_ones_that_are_are_busy() {
+        await().atMost(Duration.ofSeconds(30)).until(() -> api.get(JOBS + "1").json().get("status").asText()
+                .equals("queued"));
+        jdbi.useHandle(h -> h.execute("INSERT INTO gantry.agent (id, name, cpu, memory_mb, registered_at, "
+                + "last_seen_at) VALUES (gen_random_uuid(), 'small-box', 2, 4096, now(), now())"));
+        JsonNode small = api.get(JOBS + "1").json().get("waiting");
+        assertThat(small.get("reason").asText()).isEqualTo("no_agent_big_enough");
+        assertThat(small.get("message").asText()).contains("4 CPU and 8192 MiB (large)")
+                .contains("offers 2 CPU and 4096 MiB");
+
+        jdbi.useHandle(h -> h.execute("INSERT INTO gantry.agent (id, name, cpu, memory_mb, registered_at, "
+                + "last_seen_at) VALUES (gen_random_uuid(), 'big-box', 8, 16384, now(), now())"));
+        assertThat(api.get(JOBS + "1").json().at("/waiting/reason").asText()).isEqualTo("agents_busy");
+        jdbi.useHandle(h -> h.execute("UPDATE gantry.agent SET last_seen_at = now() - interval '5 minutes'"));
+        assertThat(api.get(JOBS + "1").json().at("/waiting/reason").asText()).as("agents long gone")
+                .isEqualTo("no_agent");
     }
 
     @Test
     void a_job_that_ran_shows_each_step_with_one_action_per_node_and_its_parallel_runs() {
+        // Once the orchestrator has queued it (and made its tasks), the job runs as an agent would report it.
+        await().atMost(Duration.ofSeconds(30)).until(() -> api.get(JOBS + "1").json().get("status").asText()
+                .equals("queued"));
         jdbi.useHandle(h -> {
             h.execute("""
                     UPDATE gantry.job SET status = 'failed', queued_at = '2026-11-30T10:00:00Z',
@@ -121,10 +147,11 @@ class JobDetailsIT {
                     WHERE number = 1
                     """);
             h.execute("""
-                    INSERT INTO gantry.job_task (job_id, node_index, status, queued_at, started_at, stopped_at)
-                    SELECT id, n, CASE n WHEN 0 THEN 'success' ELSE 'failed' END, '2026-11-30T10:00:00Z',
-                           '2026-11-30T10:00:01Z', '2026-11-30T10:00:31Z'
-                    FROM gantry.job, generate_series(0, 1) AS n WHERE number = 1
+                    UPDATE gantry.job_task t
+                    SET status = CASE t.node_index WHEN 0 THEN 'success' ELSE 'failed' END,
+                        queued_at = '2026-11-30T10:00:00Z', started_at = '2026-11-30T10:00:01Z',
+                        stopped_at = '2026-11-30T10:00:31Z'
+                    FROM gantry.job j WHERE j.id = t.job_id AND j.number = 1
                     """);
             h.execute("""
                     INSERT INTO gantry.job_step (job_id, node_index, step_index, name, status, exit_code, output_offset,

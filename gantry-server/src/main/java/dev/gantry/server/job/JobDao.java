@@ -13,6 +13,7 @@ import java.util.Optional;
 import java.util.UUID;
 import org.jdbi.v3.core.mapper.RowMapper;
 import org.jdbi.v3.core.statement.StatementContext;
+import org.jdbi.v3.sqlobject.config.RegisterConstructorMapper;
 import org.jdbi.v3.sqlobject.config.RegisterRowMapper;
 import org.jdbi.v3.sqlobject.statement.SqlQuery;
 
@@ -48,6 +49,21 @@ interface JobDao {
             ORDER BY node_index
             """)
     List<Job.Task> tasks(UUID jobId);
+
+    /** What the recently seen agents offer, for {@link Waiting}. */
+    record Agents(long count, long bigEnough, int maxCpu, int maxMemoryMb) {
+    }
+
+    /** The agents seen since {@code since}, and how many of them could run a job of {@code cpu} and {@code memoryMb}. */
+    @SqlQuery("""
+            SELECT count(*) AS count,
+                   count(*) FILTER (WHERE cpu >= :cpu AND memory_mb >= :memoryMb) AS big_enough,
+                   coalesce(max(cpu), 0) AS max_cpu, coalesce(max(memory_mb), 0) AS max_memory_mb
+            FROM gantry.agent
+            WHERE last_seen_at > :since
+            """)
+    @RegisterConstructorMapper(Agents.class)
+    Agents agents(int cpu, int memoryMb, java.time.OffsetDateTime since);
 
     /** Reads the columns {@link #find} selects. */
     final class JobMapper implements RowMapper<Job> {

@@ -11,7 +11,8 @@ import java.util.UUID;
 /**
  * A job as {@code GET /api/v2/project/{slug}/job/{number}} shows it, with CircleCI's field names, plus Gantry's
  * {@code id}, {@code image} (the recorded docker, machine or macOS image) and {@code steps} in the shape of CircleCI's
- * API v1.1 (one entry per step, one action per parallel node).
+ * API v1.1 (one entry per step, one action per parallel node), and {@code waiting}: why a queued job waits (null
+ * otherwise).
  *
  * @param duration milliseconds from start to stop, null until the job has stopped
  */
@@ -19,7 +20,7 @@ record JobDetailsJson(UUID id, long number, String name, String type, String sta
                       String queuedAt, String startedAt, String stoppedAt, Long duration, int parallelism,
                       Project project, Organization organization, Pipeline pipeline, LatestWorkflow latestWorkflow,
                       Executor executor, String image, List<Context> contexts, List<Step> steps,
-                      List<ParallelRun> parallelRuns) {
+                      List<ParallelRun> parallelRuns, Waiting waiting) {
 
     /** @param externalUrl the project's repository */
     record Project(String slug, String name, String externalUrl) {
@@ -52,7 +53,7 @@ record JobDetailsJson(UUID id, long number, String name, String type, String sta
     record ParallelRun(int index, String status) {
     }
 
-    static JobDetailsJson of(Job job, List<Job.StepRun> stepRuns, List<Job.Task> tasks) {
+    static JobDetailsJson of(Job job, List<Job.StepRun> stepRuns, List<Job.Task> tasks, Waiting waiting) {
         Duration ran = job.startedAt() != null && job.stoppedAt() != null
                 ? Duration.between(job.startedAt(), job.stoppedAt()) : null;
         return new JobDetailsJson(job.id(), job.number(), job.name(), job.type(), job.status(),
@@ -64,7 +65,7 @@ record JobDetailsJson(UUID id, long number, String name, String type, String sta
                 new LatestWorkflow(job.workflowId(), job.workflowName()),
                 new Executor((String) job.executor().get("type"), job.resourceClass()),
                 (String) job.executor().get("image"), job.contexts().stream().map(Context::new).toList(),
-                steps(stepRuns), tasks.stream().map(t -> new ParallelRun(t.nodeIndex(), t.status())).toList());
+                steps(stepRuns), tasks.stream().map(t -> new ParallelRun(t.nodeIndex(), t.status())).toList(), waiting);
     }
 
     /** The runs grouped by step (they come ordered by step, then node); each step is named as its first run. */

@@ -5,7 +5,11 @@ import dev.gantry.server.http.Json;
 import dev.gantry.server.http.PathParams;
 import dev.gantry.server.project.ProjectRoutes;
 import dev.gantry.server.project.ProjectSlug;
+import dev.gantry.server.run.ResourceClasses;
 import io.javalin.http.Context;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.time.ZoneOffset;
 import java.util.Optional;
 import org.jdbi.v3.core.Jdbi;
 import org.jdbi.v3.core.transaction.TransactionIsolationLevel;
@@ -16,10 +20,25 @@ import org.jdbi.v3.core.transaction.TransactionIsolationLevel;
  */
 public final class JobRoutes {
     private final Jdbi jdbi;
+    private final InstantSource clock;
 
     /** @param jdbi with the SqlObject plugin installed */
-    public JobRoutes(Jdbi jdbi) {
+    public JobRoutes(Jdbi jdbi, InstantSource clock) {
         this.jdbi = jdbi;
+        this.clock = clock;
+    }
+
+    /** Why the job waits, when it is queued; else null. */
+    private Waiting waiting(JobDao jobs, Job job) {
+        if (!job.status().equals("queued")) {
+            return null;
+        }
+        Instant now = clock.instant();
+        ResourceClasses.Size size = ResourceClasses.size(job.resourceClass()).orElse(new ResourceClasses.Size(0, 0));
+        JobDao.Agents agents = jobs.agents(size.cpu(), size.memoryMb(),
+                now.minus(Waiting.SEEN_WITHIN).atOffset(ZoneOffset.UTC));
+        return Waiting.of(job.resourceClass(), job.queuedAt(), agents, now,
+                job.queuedAt() == null ? null : Json.time(job.queuedAt()));
     }
 
     public void get(Context ctx) {
@@ -29,7 +48,7 @@ public final class JobRoutes {
         JobDetailsJson details = jdbi.inTransaction(TransactionIsolationLevel.REPEATABLE_READ, h -> {
             JobDao jobs = h.attach(JobDao.class);
             Optional<Job> job = jobs.find(slug.organization(), slug.name(), number);
-            return job.map(j -> JobDetailsJson.of(j, jobs.steps(j.id()), jobs.tasks(j.id())));
+            return job.map(j -> JobDetailsJson.of(j, jobs.steps(j.id()), jobs.tasks(j.id()), waiting(jobs, j)));
         }).orElseThrow(() -> ApiException.notFound("no job " + number + " in project " + slug));
         Json.respond(ctx, 200, details);
     }
