@@ -47,8 +47,10 @@ public final class WorkflowCommands {
     /** Cancels the (locked, unfinished) workflow within {@code h}'s transaction. */
     static void cancel(Handle h, UUID workflowId, OffsetDateTime now) {
         OrchestratorDao dao = h.attach(OrchestratorDao.class);
-        dao.cancelWaitingJobs(workflowId, now);
+        // Tasks before jobs, the order an agent's claim locks them in: the two cannot deadlock. A task a claim holds
+        // is waited for; once that claim commits, the task runs and its job is told to stop just below.
         dao.cancelQueuedTasks(workflowId, now);
+        dao.cancelWaitingJobs(workflowId, now);
         dao.requestCancelOfRunningJobs(workflowId);
         // A running job whose other nodes had all ended is over now that its unclaimed ones are withdrawn.
         Map<UUID, List<TaskStatus>> tasks = new LinkedHashMap<>();
