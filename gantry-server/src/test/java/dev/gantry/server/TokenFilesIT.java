@@ -42,7 +42,8 @@ class TokenFilesIT {
             }
             assertThat(server.api().get("/api/v2/project").status()).isEqualTo(200);
         }
-        assertThat(filesIn(home)).containsExactlyInAnyOrder("admin-token", "agent-token");
+        // and the server's own id, which names its queue workers across restarts (ServerInstance)
+        assertThat(filesIn(home)).containsExactlyInAnyOrder("admin-token", "agent-token", ServerInstance.FILE);
     }
 
     @Test
