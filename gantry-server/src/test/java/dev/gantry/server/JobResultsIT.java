@@ -186,6 +186,40 @@ class JobResultsIT {
         assertThat(tests.json().get("next_page_token").isNull()).isTrue();
     }
 
+    @Test
+    void long_lists_of_tests_and_artifacts_come_in_keyset_pages() {
+        UUID job = runs.job(workflow, "test").parallelism(2).insert();
+        server.jdbi().useHandle(h -> {
+            h.execute("""
+                    INSERT INTO gantry.test_case (job_id, node_index, seq, classname, name, result, run_time)
+                    SELECT ?, n, s, 'a.B', 'case ' || n || '/' || s, 'success', 0.1
+                    FROM generate_series(0, 1) AS n, generate_series(1, 75) AS s
+                    """, job);
+            h.execute("""
+                    INSERT INTO gantry.artifact (job_id, node_index, path, size, created_at)
+                    SELECT ?, 0, 'file-' || lpad(i::text, 3, '0') || '.txt', 1, now() FROM generate_series(1, 130) AS i
+                    """, job);
+        });
+        String tests = PROJECT + "/" + runs.number(job) + "/tests";
+
+        JsonNode first = api.get(tests).json();
+        JsonNode second = api.get(tests + "?page-token=" + first.get("next_page_token").asText()).json();
+
+        assertThat(first.get("items")).hasSize(100);
+        assertThat(first.get("items").get(99).get("name").asText()).isEqualTo("case 1/25");
+        assertThat(second.get("items")).hasSize(50);
+        assertThat(second.get("items").get(0).get("name").asText()).isEqualTo("case 1/26");
+        assertThat(second.get("next_page_token").isNull()).isTrue();
+
+        String artifacts = PROJECT + "/" + runs.number(job) + "/artifacts";
+        JsonNode page1 = api.get(artifacts).json();
+        JsonNode page2 = api.get(artifacts + "?page-token=" + page1.get("next_page_token").asText()).json();
+        assertThat(page1.get("items")).hasSize(100);
+        assertThat(page2.get("items")).hasSize(30);
+        assertThat(page2.get("items").get(0).get("path").asText()).isEqualTo("file-101.txt");
+        assertThat(api.get(tests + "?page-token=bogus").status()).isEqualTo(400);
+    }
+
     /** One server-sent event. */
     record Event(String name, String data) {
     }

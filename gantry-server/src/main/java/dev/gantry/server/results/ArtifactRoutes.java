@@ -15,6 +15,7 @@ import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -51,14 +52,18 @@ final class ArtifactRoutes {
         String base = "/api/v2/project/" + ProjectRoutes.slugOf(ctx) + "/" + ctx.pathParam("job_number")
                 + "/artifacts/";
         URI request = URI.create(ctx.fullUrl());
-        var items = jdbi.withExtension(JobResultsDao.class, dao -> dao.artifacts(job.id())).stream().map(a -> {
+        ResultPages.Position from = ResultPages.requested(ctx, "");
+        List<JobResultsDao.Artifact> page = jdbi.withExtension(JobResultsDao.class, dao -> dao.artifacts(job.id(),
+                from.node(), from.key(), ResultPages.SIZE));
+        var items = page.stream().map(a -> {
             Map<String, Object> item = new LinkedHashMap<>();
             item.put("path", a.path());
             item.put("node_index", a.nodeIndex());
             item.put("url", request.resolve(base + a.nodeIndex() + "/" + encode(a.path())).toString());
             return item;
         }).toList();
-        Json.respond(ctx, 200, new ListJson<>(items, null));
+        Json.respond(ctx, 200, new ListJson<>(items, page.isEmpty() ? null : ResultPages.next(page,
+                page.getLast().nodeIndex(), page.getLast().path()).orElse(null)));
     }
 
     void download(Context ctx) throws IOException {

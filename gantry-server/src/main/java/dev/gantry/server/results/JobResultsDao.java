@@ -17,7 +17,8 @@ interface JobResultsDao {
     record Artifact(int nodeIndex, String path) {
     }
 
-    record TestCase(String classname, String name, String file, String result, double runTime, String message) {
+    record TestCase(int nodeIndex, int seq, String classname, String name, String file, String result,
+                    double runTime, String message) {
     }
 
     @SqlQuery("""
@@ -35,17 +36,26 @@ interface JobResultsDao {
     @SqlQuery("SELECT status FROM gantry.job_task WHERE job_id = :jobId AND node_index = :nodeIndex")
     Optional<String> taskStatus(UUID jobId, int nodeIndex);
 
-    @SqlQuery("SELECT node_index, path FROM gantry.artifact WHERE job_id = :jobId ORDER BY node_index, path")
-    List<Artifact> artifacts(UUID jobId);
+    /** A page of the job's artifacts after ({@code node}, {@code path}), in node then bytewise path order. */
+    @SqlQuery("""
+            SELECT node_index, path
+            FROM gantry.artifact
+            WHERE job_id = :jobId AND (node_index, path COLLATE "C") > (:node, :path COLLATE "C")
+            ORDER BY node_index, path COLLATE "C"
+            LIMIT :limit
+            """)
+    List<Artifact> artifacts(UUID jobId, int node, String path, int limit);
 
     @SqlQuery("SELECT 1 FROM gantry.artifact WHERE job_id = :jobId AND node_index = :nodeIndex AND path = :path")
     Optional<Integer> artifactExists(UUID jobId, int nodeIndex, String path);
 
+    /** A page of the job's test results after ({@code node}, {@code seq}), in node then report order. */
     @SqlQuery("""
-            SELECT classname, name, file, result, run_time, message
+            SELECT node_index, seq, classname, name, file, result, run_time, message
             FROM gantry.test_case
-            WHERE job_id = :jobId
+            WHERE job_id = :jobId AND (node_index, seq) > (:node, :seq)
             ORDER BY node_index, seq
+            LIMIT :limit
             """)
-    List<TestCase> tests(UUID jobId);
+    List<TestCase> tests(UUID jobId, int node, int seq, int limit);
 }

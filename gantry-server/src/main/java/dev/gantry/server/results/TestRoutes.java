@@ -4,6 +4,7 @@ import dev.gantry.server.http.Json;
 import dev.gantry.server.http.ListJson;
 import io.javalin.http.Context;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import org.jdbi.v3.core.Jdbi;
 
@@ -19,7 +20,11 @@ final class TestRoutes {
 
     void list(Context ctx) {
         JobResultsDao.Job job = jobs.find(ctx, "job_number");
-        var items = jdbi.withExtension(JobResultsDao.class, dao -> dao.tests(job.id())).stream().map(t -> {
+        ResultPages.Position from = ResultPages.requested(ctx, "-1");
+        int afterSeq = from.numericKey();
+        List<JobResultsDao.TestCase> page = jdbi.withExtension(JobResultsDao.class, dao -> dao.tests(job.id(),
+                from.node(), afterSeq, ResultPages.SIZE));
+        var items = page.stream().map(t -> {
             Map<String, Object> item = new LinkedHashMap<>();
             item.put("message", t.message());
             item.put("source", "unknown");
@@ -30,6 +35,7 @@ final class TestRoutes {
             item.put("classname", t.classname());
             return item;
         }).toList();
-        Json.respond(ctx, 200, new ListJson<>(items, null));
+        Json.respond(ctx, 200, new ListJson<>(items, page.isEmpty() ? null : ResultPages.next(page,
+                page.getLast().nodeIndex(), Integer.toString(page.getLast().seq())).orElse(null)));
     }
 }
