@@ -257,13 +257,17 @@ class OrchestratorIT {
         jdbi.useHandle(h -> h.execute("UPDATE gantry.project SET auto_cancel_redundant = true"));
         assertThat(cancelRedundant("other", 2, now)).isZero();
         assertThat(cancelRedundant("main", 1, now)).as("only older pipelines").isZero();
+        int onDefault = jdbi.inTransaction(h -> WorkflowCommands.cancelRedundant(h, projectId, "main", "main", 2,
+                now));
+        assertThat(onDefault).as("never on the default branch").isZero();
         assertThat(cancelRedundant("main", 2, now)).isEqualTo(1);
         assertThat(workflowStatus(older)).isEqualTo("canceled");
         assertThat(statuses(older)).isEqualTo(Map.of("build#1", "canceled"));
     }
 
     private int cancelRedundant(String branch, long number, OffsetDateTime now) {
-        return jdbi.inTransaction(h -> WorkflowCommands.cancelRedundant(h, projectId, branch, number, now));
+        return jdbi.inTransaction(h -> WorkflowCommands.cancelRedundant(h, projectId, branch, "develop", number,
+                now));
     }
 
     private long number(UUID job) {

@@ -9,6 +9,7 @@ import dev.gantry.config.ConfigCompiler;
 import dev.gantry.queue.QueueSettings;
 import dev.gantry.queue.Queues;
 import dev.gantry.server.http.Json;
+import dev.gantry.server.pipeline.GitRef;
 import dev.gantry.server.plan.ConfigFetchException;
 import dev.gantry.server.plan.GitMirrors;
 import dev.gantry.server.plan.PlanBuilder;
@@ -202,6 +203,20 @@ class PlanBuilderIT {
 
         assertThat(later.get("vcs").get("revision").asText()).isEqualTo(head);
         assertThat(jobNames(later)).containsExactly("new");
+    }
+
+    @Test
+    void the_mirror_tells_the_repositorys_default_branch_for_auto_cancel() throws Exception {
+        repo.write(".circleci/config.yml", config("build")).commit("config");
+        TestRepo develop = TestRepo.init(work.resolve("develop-first"));
+        develop.write(".circleci/config.yml", config("build")).commit("config");
+        develop.checkoutNewBranch("develop");
+        GitMirrors mirrors = new GitMirrors(work.resolve("default-branch-mirrors"));
+
+        assertThat(mirrors.fetch(UUID.randomUUID(), repo.dir().toString(), GitRef.branch("main"), null)
+                .defaultBranch()).isEqualTo("main");
+        assertThat(mirrors.fetch(UUID.randomUUID(), develop.dir().toString(), GitRef.branch("main"), null)
+                .defaultBranch()).isEqualTo("develop");
     }
 
     @Test

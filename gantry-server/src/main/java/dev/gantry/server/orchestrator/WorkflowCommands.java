@@ -132,12 +132,15 @@ public final class WorkflowCommands {
     /**
      * Within the transaction that plans pipeline {@code number} of a project on {@code branch}: cancels the running
      * workflows of the project's older pipelines on that branch, if the project auto-cancels redundant workflows.
+     * As on CircleCI, never on the repository's default branch ({@code defaultBranch}, null when unknown), where
+     * every commit's pipeline (a deployment, say) should finish.
      *
      * @return how many workflows were canceled
      */
-    public static int cancelRedundant(Handle h, UUID projectId, String branch, long number, OffsetDateTime now) {
+    public static int cancelRedundant(Handle h, UUID projectId, String branch, String defaultBranch, long number,
+                                      OffsetDateTime now) {
         OrchestratorDao dao = h.attach(OrchestratorDao.class);
-        if (branch == null || !dao.autoCancels(projectId)) {
+        if (branch == null || branch.equals(defaultBranch) || !dao.autoCancels(projectId)) {
             return 0;
         }
         int canceled = 0;

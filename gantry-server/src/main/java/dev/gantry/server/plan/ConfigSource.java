@@ -28,9 +28,10 @@ public interface ConfigSource {
     /**
      * A config as read from the repository.
      *
-     * @param revision the full commit id it was read at (40 hex digits, or 64 in a SHA-256 repository)
-     * @param path     where it was, one of {@link #CONFIG_PATHS}
+     * @param revision      the full commit id it was read at (40 hex digits, or 64 in a SHA-256 repository)
+     * @param path          where it was, one of {@link #CONFIG_PATHS}
+     * @param defaultBranch the repository's default branch (what its HEAD names), or null if it names none
      */
-    record FetchedConfig(String revision, String path, String text) {
+    record FetchedConfig(String revision, String path, String text, String defaultBranch) {
     }
 }

@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -44,6 +45,7 @@ public final class GitMirrors implements ConfigSource {
     private final Duration networkTimeout;
     private final Duration localTimeout;
     private final ReentrantLock[] locks = new ReentrantLock[LOCK_STRIPES];
+    private final Map<UUID, String> defaultBranches = new ConcurrentHashMap<>();
 
     /** Mirrors under {@code root}, with {@code git} from the {@code PATH} and the default timeouts. */
     public GitMirrors(Path root) {
@@ -82,7 +84,9 @@ public final class GitMirrors implements ConfigSource {
         try {
             Path mirror = update(projectId, vcsUrl);
             String commit = resolve(mirror, ref, revision);
-            return read(mirror, commit);
+            FetchedConfig config = read(mirror, commit);
+            return new FetchedConfig(config.revision(), config.path(), config.text(),
+                    defaultBranches.computeIfAbsent(projectId, id -> defaultBranch(mirror)));
         } finally {
             lock.unlock();
         }
@@ -160,10 +164,27 @@ public final class GitMirrors implements ConfigSource {
                 throw ConfigFetchException.permanentAt(commit, "cannot read " + path + " at commit " + commit + ": "
                         + blob.error());
             }
-            return new FetchedConfig(commit, path, blob.text());
+            return new FetchedConfig(commit, path, blob.text(), null);
         }
         throw ConfigFetchException.permanentAt(commit, "no config at commit " + commit + ": looked for "
                 + String.join(" and ", CONFIG_PATHS));
+    }
+
+    /**
+     * What the mirror's HEAD names, as the clone took it from the repository: its default branch. Read once per
+     * project and process (it rarely changes, and the plan builder asks on every plan); empty string when HEAD names
+     * no branch.
+     */
+    private String defaultBranch(Path mirror) {
+        try {
+            Git.Result head = local(mirror, List.of("symbolic-ref", "--quiet", "--short", "HEAD"));
+            return head.ok() ? head.text().strip() : "";
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "";
+        } catch (ConfigFetchException e) {
+            return "";
+        }
     }
 
     private Git.Result local(Path mirror, List<String> args) throws InterruptedException {

@@ -142,7 +142,7 @@ public final class PlanBuilder {
         if (!unrunnable.isEmpty()) {
             return errored(pipeline, config.revision(), unrunnable);
         }
-        if (!store.created(pipelineId, project.id(), config.revision(), result.plan())) {
+        if (!store.created(pipelineId, project.id(), config.revision(), config.defaultBranch(), result.plan())) {
             return Outcome.SKIPPED;
         }
         LOG.info("pipeline {} #{} planned at {} from {}: {} workflows, {} jobs", pipeline.project(),

@@ -37,11 +37,12 @@ final class PlanStore {
 
     /**
      * Makes the pipeline {@code created} at {@code revision} with {@code plan}'s workflows ({@code running}) and jobs
-     * ({@code blocked}, numbered in workflow then declaration order).
+     * ({@code blocked}, numbered in workflow then declaration order), and cancels the workflows it makes redundant
+     * (unless {@code defaultBranch}, which may be null, is the pipeline's branch).
      *
      * @return false, writing nothing, when the pipeline was no longer pending
      */
-    boolean created(UUID pipelineId, UUID projectId, String revision, Plan plan) {
+    boolean created(UUID pipelineId, UUID projectId, String revision, String defaultBranch, Plan plan) {
         return jdbi.inTransaction(h -> {
             PlanDao dao = h.attach(PlanDao.class);
             OffsetDateTime now = now();
@@ -69,7 +70,7 @@ final class PlanStore {
                 Orchestration.requestAdvance(h, queues, workflowId);
             }
             PlanDao.BranchAndNumber pipeline = dao.branchAndNumber(pipelineId);
-            WorkflowCommands.cancelRedundant(h, projectId, pipeline.branch(), pipeline.number(), now);
+            WorkflowCommands.cancelRedundant(h, projectId, pipeline.branch(), defaultBranch, pipeline.number(), now);
             return true;
         });
     }
