@@ -194,6 +194,21 @@ class PlanBuilderIT {
     }
 
     @Test
+    void a_revision_the_mirror_already_has_is_planned_without_fetching() throws Exception {
+        String head = repo.write(".circleci/config.yml", config("build")).commit("config");
+        planned(trigger("{\"branch\": \"main\"}"));
+        // The repository goes away: only the mirror can answer now.
+        try (var files = Files.walk(repo.dir())) {
+            files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+        }
+
+        JsonNode again = planned(trigger("{\"branch\": \"main\", \"revision\": \"" + head + "\"}"));
+
+        assertThat(again.get("state").asText()).as(again.toString()).isEqualTo("created");
+        assertThat(jobNames(again)).containsExactly("build");
+    }
+
+    @Test
     void a_later_pipeline_sees_commits_pushed_after_the_mirror_was_cloned() {
         repo.write(".circleci/config.yml", config("old")).commit("old");
         assertThat(jobNames(planned(trigger("{\"branch\": \"main\"}")))).containsExactly("old");

@@ -82,7 +82,10 @@ public final class GitMirrors implements ConfigSource {
         ReentrantLock lock = locks[Math.floorMod(projectId.hashCode(), LOCK_STRIPES)];
         lock.lockInterruptibly();
         try {
-            Path mirror = update(projectId, vcsUrl);
+            // A trigger that names a commit the mirror already has (a rerun, a retrigger, a webhook for a commit
+            // fetched before) needs no fetch: commits never change.
+            Path mirror = revision != null && has(mirror(projectId), revision) ? mirror(projectId)
+                    : update(projectId, vcsUrl);
             String commit = resolve(mirror, ref, revision);
             FetchedConfig config = read(mirror, commit);
             return new FetchedConfig(config.revision(), config.path(), config.text(),
@@ -168,6 +171,12 @@ public final class GitMirrors implements ConfigSource {
         }
         throw ConfigFetchException.permanentAt(commit, "no config at commit " + commit + ": looked for "
                 + String.join(" and ", CONFIG_PATHS));
+    }
+
+    /** True when the mirror exists and has the commit {@code revision}. */
+    private boolean has(Path mirror, String revision) throws InterruptedException {
+        return Files.isDirectory(mirror)
+                && local(mirror, List.of("cat-file", "-e", revision + "^{commit}")).ok();
     }
 
     /**
