@@ -12,9 +12,8 @@ import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
@@ -34,19 +33,14 @@ final class ServerCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--port", paramLabel = "N",
-            description = "HTTP port on " + ServerSettings.HOST + "; 0 picks a free one. Default: "
-                    + ServerSettings.PORT_VARIABLE + ", else " + ServerSettings.DEFAULT_PORT + ".")
-    Integer port;
+    @Mixin
+    PortOption port;
 
     @Override
     public Integer call() throws InterruptedException {
-        if (port != null && !ServerSettings.validPort(port)) {
-            throw new ParameterException(spec.commandLine(), "--port " + ServerSettings.PORT_RULE + ", got " + port);
-        }
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        GantryServer server = start(port, err);
+        GantryServer server = start(port.port(), err);
         if (server == null) {
             return 1;
         }

@@ -4,7 +4,6 @@ import dev.gantry.cli.client.GantryClient;
 import dev.gantry.cli.client.GantryClientException;
 import dev.gantry.cli.client.PipelineFollower;
 import dev.gantry.server.GantryServer;
-import dev.gantry.server.ServerSettings;
 import dev.gantry.server.auth.TokenKind;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -14,6 +13,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -31,10 +31,8 @@ final class UpCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--port", paramLabel = "N",
-            description = "HTTP port on " + ServerSettings.HOST + "; 0 picks a free one. Default: "
-                    + ServerSettings.PORT_VARIABLE + ", else " + ServerSettings.DEFAULT_PORT + ".")
-    Integer port;
+    @Mixin
+    PortOption port;
 
     @Option(names = "--agent-cpu", paramLabel = "N", defaultValue = "4",
             description = "CPUs the local agent offers (default ${DEFAULT-VALUE}: the example's small jobs take one "
@@ -50,15 +48,12 @@ final class UpCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws InterruptedException {
-        if (port != null && !ServerSettings.validPort(port)) {
-            throw new ParameterException(spec.commandLine(), "--port " + ServerSettings.PORT_RULE + ", got " + port);
-        }
         if (agentCpu < 1 || agentMemoryGb < 1) {
             throw new ParameterException(spec.commandLine(), "--agent-cpu and --agent-memory must be at least 1");
         }
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        GantryServer server = ServerCommand.start(port, err);
+        GantryServer server = ServerCommand.start(port.port(), err);
         if (server == null) {
             return 1;
         }
