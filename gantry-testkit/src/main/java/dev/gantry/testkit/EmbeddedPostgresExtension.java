@@ -52,6 +52,8 @@ public final class EmbeddedPostgresExtension implements BeforeAllCallback, After
     public static final ZoneId SESSION_TIME_ZONE = ZoneId.of("Pacific/Chatham");
     public static final int DEFAULT_POOL_SIZE = 10;
 
+    static final int TRUNCATE_ATTEMPTS = 5;
+    private static final String DEADLOCK_DETECTED = "40P01";
     private static final Pattern TABLE_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)?");
 
     private final int poolSize;
@@ -121,7 +123,9 @@ public final class EmbeddedPostgresExtension implements BeforeAllCallback, After
     }
 
     /**
-     * Empties tables, resetting their sequences, and those that reference them ({@code CASCADE}).
+     * Empties tables, resetting their sequences, and those that reference them ({@code CASCADE}). A server under test
+     * may be writing to them meanwhile (a background sweep); should PostgreSQL pick this statement as a deadlock's
+     * victim, it is tried again, up to {@link #TRUNCATE_ATTEMPTS} times.
      *
      * @param tables names, optionally schema-qualified; not quoted, so written as in unquoted SQL
      * @throws IllegalArgumentException if a name is not a plain identifier
@@ -135,12 +139,19 @@ public final class EmbeddedPostgresExtension implements BeforeAllCallback, After
                 throw new IllegalArgumentException("not a table name: '" + table + "'");
             }
         }
-        try (Connection connection = dataSource().getConnection(); Statement statement = connection.createStatement()) {
-            // Names were checked against TABLE_NAME above; TRUNCATE takes no bind parameters.
-            statement.execute("TRUNCATE TABLE " + String.join(", ", tables) + " RESTART IDENTITY CASCADE");
-        } catch (SQLException failure) {
-            throw new IllegalStateException("Cannot truncate " + String.join(", ", tables) + ": "
-                    + failure.getMessage(), failure);
+        for (int attempt = 1; ; attempt++) {
+            try (Connection connection = dataSource().getConnection();
+                 Statement statement = connection.createStatement()) {
+                // Names were checked against TABLE_NAME above; TRUNCATE takes no bind parameters.
+                statement.execute("TRUNCATE TABLE " + String.join(", ", tables) + " RESTART IDENTITY CASCADE");
+                return;
+            } catch (SQLException failure) {
+                if (attempt < TRUNCATE_ATTEMPTS && DEADLOCK_DETECTED.equals(failure.getSQLState())) {
+                    continue;
+                }
+                throw new IllegalStateException("Cannot truncate " + String.join(", ", tables) + ": "
+                        + failure.getMessage(), failure);
+            }
         }
     }
 
