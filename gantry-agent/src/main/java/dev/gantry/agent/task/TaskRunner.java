@@ -47,6 +47,7 @@ public final class TaskRunner {
     /** Runs the task; the outcome it was completed with, or empty if the lease was lost and it was not. */
     public Optional<TaskOutcome> run() throws IOException, InterruptedException {
         String marker = UUID.randomUUID().toString();
+        boolean leftoversKilled = false;
         try (TaskDirectory dir = TaskDirectory.create(settings.workDir(), task);
              OutputLog log = new OutputLog(dir.outputFile())) {
             OutputShipper shipper = new OutputShipper(server, task, log, control, settings.flushInterval());
@@ -64,7 +65,9 @@ public final class TaskRunner {
                 }
                 StepContext ctx = context(job, dir, log, marker);
                 TaskOutcome outcome = new StepSequence(ctx).run(job.steps());
+                // Before completing: once the server hears the task ended, nothing of it may still run.
                 ProcessTree.killMarked(marker, settings.killGrace());
+                leftoversKilled = true;
                 return finish(shipper, outcome, null);
             } catch (LeaseLostException | ServerUnavailableException e) {
                 control.leaseLost();
@@ -73,7 +76,10 @@ public final class TaskRunner {
             } finally {
                 heartbeats.stop();
                 shipper.stop();
-                ProcessTree.killMarked(marker, settings.killGrace());
+                if (!leftoversKilled) {
+                    // Each scan reads every process's environment: once per task is enough.
+                    ProcessTree.killMarked(marker, settings.killGrace());
+                }
             }
         }
     }
