@@ -118,7 +118,8 @@ public final class Agent implements AutoCloseable {
     }
 
     private Registration register() throws InterruptedException {
-        AgentInfo info = new AgentInfo(settings.name(), settings.cpu(), settings.memoryMb(), VERSION);
+        AgentInfo info = new AgentInfo(settings.name(), settings.cpu(), settings.memoryMb(), settings.diskGb(),
+                settings.pool(), VERSION);
         for (int attempt = 0; ; attempt++) {
             try {
                 Registration registration = server.register(info);

@@ -100,7 +100,8 @@ class AgentIT {
     }
 
     private Agent agent(String token, int cpu, int memoryMb, List<Registration> registered) {
-        AgentSettings settings = new AgentSettings(api.url(), token, "agent-under-test", cpu, memoryMb, work);
+        AgentSettings settings = new AgentSettings(api.url(), token, "agent-under-test", cpu, memoryMb, 40,
+                AgentSettings.DEFAULT_POOL, work);
         return new Agent(settings, new HttpAgentServer(api.url(), token, FAST),
                 TaskSettings.defaults(work, api.url().toString(), System.getenv()), registered::add);
     }

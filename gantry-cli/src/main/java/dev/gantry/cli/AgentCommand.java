@@ -57,6 +57,15 @@ final class AgentCommand implements Callable<Integer> {
     @Option(names = "--memory", paramLabel = "GB", description = "Memory to offer, in GiB. Default: physical memory.")
     Double memoryGb;
 
+    @Option(names = "--disk", paramLabel = "GB",
+            description = "Disk to offer, in GB. Default: what is free where the work directory is.")
+    Integer diskGb;
+
+    @Option(names = "--pool", paramLabel = "P", defaultValue = AgentSettings.DEFAULT_POOL,
+            description = "The pool whose jobs this agent runs (jobs pinned by image to a pool, e.g. macos, run only "
+                    + "there). Default: ${DEFAULT-VALUE}.")
+    String pool;
+
     @Option(names = "--work-dir", paramLabel = "DIR",
             description = "Where task directories go. Default: GANTRY_HOME/agent-work, else a temp directory.")
     Path workDir;
@@ -99,10 +108,11 @@ final class AgentCommand implements Callable<Integer> {
 
     private AgentSettings settings(Map<String, String> environment) {
         try {
+            Path work = workDir == null ? AgentSettings.defaultWorkDir(environment) : workDir;
             return new AgentSettings(uri(), token(environment), name == null ? AgentSettings.defaultName() : name,
                     cpu == null ? AgentSettings.defaultCpu() : cpu,
                     memoryGb == null ? AgentSettings.defaultMemoryMb() : (int) Math.round(memoryGb * 1024),
-                    workDir == null ? AgentSettings.defaultWorkDir(environment) : workDir);
+                    diskGb == null ? AgentSettings.defaultDiskGb(work) : diskGb, pool, work);
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }

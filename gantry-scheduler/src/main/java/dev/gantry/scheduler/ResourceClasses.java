@@ -5,6 +5,7 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.stream.Collectors;
 
 /**
@@ -62,6 +63,11 @@ public final class ResourceClasses {
             throw new IllegalArgumentException("unknown resource class '" + name + "'; known classes: " + known());
         }
         return c;
+    }
+
+    /** The class named {@code name}, or empty when there is none. */
+    public Optional<ResourceClass> find(String name) {
+        return Optional.ofNullable(byName.get(name));
     }
 
     /** Every class, smallest first. */

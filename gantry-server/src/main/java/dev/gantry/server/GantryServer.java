@@ -7,13 +7,18 @@ import dev.gantry.queue.QueueSettings;
 import dev.gantry.queue.Queues;
 import dev.gantry.queue.Shards;
 import dev.gantry.queue.Worker;
+import dev.gantry.scheduler.OrgLimits;
 import dev.gantry.server.agent.AgentApi;
-import dev.gantry.server.agent.FifoMatcher;
 import dev.gantry.server.agent.TaskWakeups;
 import dev.gantry.server.auth.AdminAuthentication;
 import dev.gantry.server.auth.AgentAuthentication;
 import dev.gantry.server.auth.ServerTokens;
 import dev.gantry.server.auth.TokenKind;
+import dev.gantry.server.fleet.FleetSnapshots;
+import dev.gantry.server.fleet.FleetView;
+import dev.gantry.server.fleet.ImagePools;
+import dev.gantry.server.fleet.QueueInsights;
+import dev.gantry.server.fleet.SchedulerMatcher;
 import dev.gantry.server.job.JobRoutes;
 import dev.gantry.server.orchestrator.WorkflowAdvancer;
 import dev.gantry.server.orchestrator.WorkflowCommandRoutes;
@@ -24,6 +29,7 @@ import dev.gantry.server.plan.GitMirrors;
 import dev.gantry.server.plan.PlanBuilder;
 import dev.gantry.server.project.ProjectRoutes;
 import dev.gantry.server.project.Projects;
+import dev.gantry.server.run.ResourceClasses;
 import dev.gantry.server.results.ResultsApi;
 import dev.gantry.server.storage.FileBlobStore;
 import dev.gantry.server.storage.FileOutputStore;
@@ -140,7 +146,9 @@ public final class GantryServer implements AutoCloseable {
         // Job output, caches, workspaces and artifacts live under $GANTRY_HOME (docs/agent-protocol.md).
         OutputStore output = new FileOutputStore(home.resolve("output"));
         FileBlobStore blobs = new FileBlobStore(home);
-        AgentApi agents = new AgentApi(jdbi, queues, settings.agent(), new FifoMatcher(), blobs, output,
+        FleetSnapshots fleet = new FleetSnapshots(ResourceClasses.TABLE, ImagePools.standard(), OrgLimits.NONE,
+                settings.agent().heartbeatInterval().multipliedBy(3), List::of);
+        AgentApi agents = new AgentApi(jdbi, queues, settings.agent(), new SchedulerMatcher(fleet, clock), blobs, output,
                 new AgentAuthentication(tokens.hash(TokenKind.AGENT)), clock);
         ResultsApi results = new ResultsApi(jdbi, blobs, output);
         Runnable tasksQueued = agents.wakeups()::tasksQueued;
@@ -156,8 +164,9 @@ public final class GantryServer implements AutoCloseable {
             Javalin http = HttpApi.create(settings.port(), new AdminAuthentication(tokens.hash(TokenKind.ADMIN)),
                     new ProjectRoutes(new Projects(jdbi, clock)),
                     new PipelineRoutes(new PipelineTriggers(jdbi, queues, clock)),
-                    new WorkflowRoutes(new Workflows(jdbi)), new JobRoutes(jdbi, clock),
-                    new WorkflowCommandRoutes(new WorkflowCommands(jdbi, clock, tasksQueued)), agents, results);
+                    new WorkflowRoutes(new Workflows(jdbi)), new JobRoutes(jdbi, new FleetView(fleet), clock),
+                    new WorkflowCommandRoutes(new WorkflowCommands(jdbi, clock, tasksQueued)),
+                    new QueueInsights(jdbi, fleet, clock), agents, results);
             startHttp(http, settings);
             agents.start();
             queueLoops.add(queueMaintenance); // last: it keeps the queue healthy while the workers stop

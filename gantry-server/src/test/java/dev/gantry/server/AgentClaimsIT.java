@@ -26,8 +26,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Registering and claiming over HTTP: FIFO within a class, tasks that do not fit skipped for ones that do, no task
- * handed out twice under concurrent claims, long polls that end with 204 or as soon as a task is queued, the
+ * Registering and claiming over HTTP, placed by the fleet scheduler: oldest first, a task no agent can run passed
+ * over, an agent held for an older large task, best fit across agents, no task handed out twice under concurrent
+ * claims, long polls that end with 204 or as soon as a task is queued, the
  * assignment's shape, and the agent token's separation from the admin token.
  */
 class AgentClaimsIT {
@@ -112,13 +113,38 @@ class AgentClaimsIT {
     }
 
     @Test
-    void a_task_that_does_not_fit_is_skipped_for_a_younger_one_that_does() {
+    void a_task_no_agent_could_ever_run_is_passed_over_for_a_younger_one_that_fits() {
         UUID large = runs.job(workflow, "big").resourceClass("large", 4, 8192).insert();
         UUID small = runs.job(workflow, "small").resourceClass("small", 1, 2048).insert();
-        String agentId = agent.registered("host-1");
+        String agentId = agent.registered("host-1", 2, 4096);
 
         assertThat(AgentClient.claimed(agent.claim(agentId, 2, 4096)).jobId()).isEqualTo(small);
+        assertThat(runs.taskStatus(large, 0)).isEqualTo("queued");
+    }
+
+    @Test
+    void an_agent_is_held_for_an_older_large_task_rather_than_given_a_younger_small_one_of_unknown_length() {
+        UUID large = runs.job(workflow, "big").resourceClass("large", 4, 8192).insert();
+        UUID small = runs.job(workflow, "small").resourceClass("small", 1, 2048).insert();
+        String agentId = agent.registered("host-1", 4, 8192);
+
+        // Busy with half of itself: the large task must wait for it, and the small one must not take its place.
+        assertThat(agent.claim(agentId, 2, 4096).status()).isEqualTo(204);
         assertThat(AgentClient.claimed(agent.claim(agentId, 4, 8192)).jobId()).isEqualTo(large);
+        assertThat(runs.taskStatus(small, 0)).isEqualTo("queued");
+    }
+
+    @Test
+    void a_task_goes_to_the_agent_it_packs_best_onto() {
+        UUID first = runs.job(workflow, "first").insert();
+        String busy = agent.registered("busy", 8, 16384);
+        assertThat(agent.claimed(busy).jobId()).isEqualTo(first);
+        String idle = agent.registered("idle", 8, 16384);
+        UUID second = runs.job(workflow, "second").insert();
+
+        // Best fit: the half-used agent takes it, and the empty one stays whole for a large job.
+        assertThat(agent.claim(idle, 8, 16384).status()).isEqualTo(204);
+        assertThat(AgentClient.claimed(agent.claim(busy, 6, 12288)).jobId()).isEqualTo(second);
     }
 
     @Test

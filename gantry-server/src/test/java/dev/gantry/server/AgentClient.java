@@ -33,9 +33,14 @@ final class AgentClient {
                 "{\"name\": \"%s\", \"cpu\": %d, \"memory_mb\": %d, \"version\": \"0.1.0\"}", name, cpu, memoryMb));
     }
 
-    /** Registers and returns the agent id. */
+    /** Registers an agent as large as {@link #claimed(String)} says it has free, and returns its id. */
     String registered(String name) {
-        ApiClient.Answer answer = register(name, 8, 16384);
+        return registered(name, 64, 1 << 20);
+    }
+
+    /** Registers and returns the agent id. */
+    String registered(String name, int cpu, int memoryMb) {
+        ApiClient.Answer answer = register(name, cpu, memoryMb);
         if (answer.status() != 201) {
             throw new AssertionError("register: " + answer);
         }

@@ -110,29 +110,55 @@ class JobDetailsIT {
         assertThat(job.get("steps")).isEmpty();
         assertThat(job.get("parallel_runs")).isEqualTo(json("[{\"index\": 0, \"status\": \"queued\"}, "
                 + "{\"index\": 1, \"status\": \"queued\"}]"));
-        assertThat(job.at("/waiting/reason").asText()).isEqualTo("no_agent");
-        assertThat(job.at("/waiting/message").asText()).contains("no agent is connected");
+        assertThat(job.at("/waiting/reason").asText()).isEqualTo("no_instance_large_enough");
+        assertThat(job.at("/waiting/message").asText()).contains("pool default has no instance that is up or starting")
+                .contains("bin/gantry agent");
         assertThat(job.at("/waiting/since").asText()).isEqualTo(job.get("queued_at").asText());
         assertThat(job.at("/waiting/for_ms").asLong()).isNotNegative();
+        assertThat(job.at("/waiting/estimated_start").isNull()).as("nothing could run it").isTrue();
     }
 
     @Test
-    void a_queued_job_says_when_no_agent_is_big_enough_and_when_the_ones_that_are_are_busy() {
+    void a_blocked_job_says_which_required_jobs_it_waits_for() {
+        JsonNode hold = await().atMost(Duration.ofSeconds(30)).until(() -> api.get(JOBS + "2").json(),
+                j -> j.get("status").asText().equals("blocked"));
+        assertThat(hold.at("/waiting/reason").asText()).isEqualTo("requires");
+        assertThat(hold.at("/waiting/message").asText()).isEqualTo("waiting for the jobs it requires: test (queued)");
+        assertThat(hold.at("/waiting/since").asText()).isEqualTo(hold.get("created_at").asText());
+    }
+
+    @Test
+    void a_queued_job_says_when_no_agent_is_big_enough_when_one_has_room_and_when_the_ones_that_could_are_full() {
         await().atMost(Duration.ofSeconds(30)).until(() -> api.get(JOBS + "1").json().get("status").asText()
                 .equals("queued"));
         jdbi.useHandle(h -> h.execute("INSERT INTO gantry.agent (id, name, cpu, memory_mb, registered_at, "
                 + "last_seen_at) VALUES (gen_random_uuid(), 'small-box', 2, 4096, now(), now())"));
         JsonNode small = api.get(JOBS + "1").json().get("waiting");
-        assertThat(small.get("reason").asText()).isEqualTo("no_agent_big_enough");
-        assertThat(small.get("message").asText()).contains("4 CPU and 8192 MiB (large)")
-                .contains("offers 2 CPU and 4096 MiB");
+        assertThat(small.get("reason").asText()).isEqualTo("no_instance_large_enough");
+        assertThat(small.get("message").asText()).contains("class large needs 4 vCPU / 8192 MB")
+                .contains("the largest instance in pool default has 2 vCPU / 4096 MB");
 
         jdbi.useHandle(h -> h.execute("INSERT INTO gantry.agent (id, name, cpu, memory_mb, registered_at, "
-                + "last_seen_at) VALUES (gen_random_uuid(), 'big-box', 8, 16384, now(), now())"));
-        assertThat(api.get(JOBS + "1").json().at("/waiting/reason").asText()).isEqualTo("agents_busy");
+                + "last_seen_at) VALUES ('00000000-0000-0000-0000-00000000b16b', 'big-box', 8, 16384, now(), now())"));
+        JsonNode starting = api.get(JOBS + "1").json().get("waiting");
+        assertThat(starting.get("reason").asText()).as("both nodes fit the big box").isEqualTo("starting");
+        assertThat(starting.get("message").asText()).contains("00000000-0000-0000-0000-00000000b16b");
+
+        // Node 0 runs on the big box, which then (smaller than it said) has no room for node 1.
+        jdbi.useHandle(h -> h.execute("UPDATE gantry.agent SET cpu = 4, memory_mb = 8192 WHERE name = 'big-box'"));
+        jdbi.useHandle(h -> h.execute("""
+                UPDATE gantry.job_task SET status = 'running', agent_id = '00000000-0000-0000-0000-00000000b16b',
+                       lease = gen_random_uuid(), lease_until = now() + interval '1 minute', started_at = now()
+                WHERE node_index = 0 AND job_id = (SELECT id FROM gantry.job WHERE number = 1)
+                """));
+        JsonNode full = api.get(JOBS + "1").json().get("waiting");
+        assertThat(full.get("reason").asText()).isEqualTo("no_capacity");
+        assertThat(full.get("message").asText()).contains("none of the 1 instances in pool default that can run "
+                + "class large");
+
         jdbi.useHandle(h -> h.execute("UPDATE gantry.agent SET last_seen_at = now() - interval '5 minutes'"));
         assertThat(api.get(JOBS + "1").json().at("/waiting/reason").asText()).as("agents long gone")
-                .isEqualTo("no_agent");
+                .isEqualTo("no_instance_large_enough");
     }
 
     @Test

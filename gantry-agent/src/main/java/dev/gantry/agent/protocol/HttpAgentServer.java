@@ -51,7 +51,8 @@ public final class HttpAgentServer implements AgentServer {
     @Override
     public Registration register(AgentInfo agent) throws InterruptedException {
         JsonNode r = expectJson(calls.send("register", null, post("/register", json(Map.of("name", agent.name(),
-                "cpu", agent.cpu(), "memory_mb", agent.memoryMb(), "version", agent.version()))).build(), null), 201, 200);
+                "cpu", agent.cpu(), "memory_mb", agent.memoryMb(), "disk_gb", agent.diskGb(), "pool", agent.pool(),
+                "version", agent.version()))).build(), null), 201, 200);
         Registration registration = new Registration(r.path("id").asText(),
                 Duration.ofMillis(r.path("heartbeat_interval_ms").asLong(2000)),
                 Duration.ofMillis(r.path("lease_timeout_ms").asLong(30000)),

@@ -7,10 +7,10 @@ import org.jdbi.v3.sqlobject.statement.SqlUpdate;
 /** Every statement on {@code gantry.agent}. */
 interface AgentDao {
     @SqlUpdate("""
-            INSERT INTO gantry.agent (id, name, cpu, memory_mb, registered_at, last_seen_at)
-            VALUES (:id, :name, :cpu, :memoryMb, :now, :now)
+            INSERT INTO gantry.agent (id, name, cpu, memory_mb, disk_gb, pool, registered_at, last_seen_at)
+            VALUES (:id, :name, :cpu, :memoryMb, :diskGb, :pool, :now, :now)
             """)
-    void insert(UUID id, String name, int cpu, int memoryMb, OffsetDateTime now);
+    void insert(UUID id, String name, int cpu, int memoryMb, Integer diskGb, String pool, OffsetDateTime now);
 
     /** @return 0 when there is no such agent */
     @SqlUpdate("UPDATE gantry.agent SET last_seen_at = :now WHERE id = :id")

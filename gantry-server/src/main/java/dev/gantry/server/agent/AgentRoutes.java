@@ -1,6 +1,7 @@
 package dev.gantry.server.agent;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.gantry.scheduler.Instance;
 import dev.gantry.server.http.ApiException;
 import dev.gantry.server.http.Json;
 import dev.gantry.server.http.JsonBody;
@@ -17,6 +18,7 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
+import java.util.regex.Pattern;
 
 /**
  * Registration, claims, heartbeats, output and completion of the agent protocol (docs/agent-protocol.md). A claim's
@@ -24,6 +26,8 @@ import java.util.concurrent.ExecutorService;
  */
 final class AgentRoutes {
     private static final int MAX_NAME = 200;
+    /** The same rule as the agent's {@code --pool}. */
+    private static final Pattern POOL = Pattern.compile("[a-z0-9][a-z0-9_.-]{0,62}");
 
     private final Claims claims;
     private final Leases leases;
@@ -48,7 +52,13 @@ final class AgentRoutes {
         }
         int cpu = (int) AgentRequests.integer(body, "cpu", 1, 10_000);
         int memoryMb = (int) AgentRequests.integer(body, "memory_mb", 1, Integer.MAX_VALUE);
-        UUID id = claims.register(name, cpu, memoryMb);
+        Integer diskGb = body.hasNonNull("disk_gb")
+                ? (int) AgentRequests.integer(body, "disk_gb", 1, Integer.MAX_VALUE) : null;
+        String pool = body.hasNonNull("pool") ? AgentRequests.string(body, "pool") : Instance.DEFAULT_POOL;
+        if (!POOL.matcher(pool).matches()) {
+            throw ApiException.invalid("pool", "\"pool\" must be 1 to 63 lower-case letters, digits, '.', '_' or '-'");
+        }
+        UUID id = claims.register(name, cpu, memoryMb, diskGb, pool);
         Map<String, Object> answer = new LinkedHashMap<>();
         answer.put("id", id.toString());
         answer.put("heartbeat_interval_ms", settings.heartbeatInterval().toMillis());

@@ -7,8 +7,10 @@ import java.time.Instant;
 import java.time.InstantSource;
 import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
 
@@ -28,6 +30,8 @@ final class Claims {
     private final TaskMatcher matcher;
     private final TaskWakeups wakeups;
     private final InstantSource clock;
+    /** The agents with a claim open in this process, and how many each has: live, whenever they were last seen. */
+    private final Map<UUID, Integer> claiming = new ConcurrentHashMap<>();
 
     Claims(Jdbi jdbi, AgentSettings settings, TaskMatcher matcher, TaskWakeups wakeups, InstantSource clock) {
         this.jdbi = jdbi;
@@ -37,10 +41,11 @@ final class Claims {
         this.clock = clock;
     }
 
-    /** A new agent's id. */
-    UUID register(String name, int cpu, int memoryMb) {
+    /** A new agent's id. {@code diskGb} is null when the agent did not say. */
+    UUID register(String name, int cpu, int memoryMb, Integer diskGb, String pool) {
         UUID id = UUID.randomUUID();
-        jdbi.useExtension(AgentDao.class, agents -> agents.insert(id, name, cpu, memoryMb, now().atOffset(ZoneOffset.UTC)));
+        jdbi.useExtension(AgentDao.class, agents -> agents.insert(id, name, cpu, memoryMb, diskGb, pool,
+                now().atOffset(ZoneOffset.UTC)));
         return id;
     }
 
@@ -51,6 +56,15 @@ final class Claims {
      * @throws ApiException 404 for an unknown agent
      */
     Optional<ObjectNode> claim(UUID agentId, FreeResources free) throws InterruptedException {
+        claiming.merge(agentId, 1, Integer::sum);
+        try {
+            return awaitTask(agentId, free);
+        } finally {
+            claiming.computeIfPresent(agentId, (id, open) -> open == 1 ? null : open - 1);
+        }
+    }
+
+    private Optional<ObjectNode> awaitTask(UUID agentId, FreeResources free) throws InterruptedException {
         Instant deadline = clock.instant().plus(settings.pollTimeout());
         for (boolean first = true; ; first = false) {
             long generation = wakeups.generation();
@@ -76,7 +90,7 @@ final class Claims {
         if (firstLook && h.attach(AgentDao.class).seen(agentId, now.atOffset(ZoneOffset.UTC)) == 0) {
             throw ApiException.notFound("no agent " + agentId + "; register again");
         }
-        Optional<TaskKey> picked = matcher.pick(h, free);
+        Optional<TaskKey> picked = matcher.pick(h, new TaskMatcher.Claimant(agentId, free, claiming.keySet()));
         if (picked.isEmpty()) {
             return Optional.empty();
         }

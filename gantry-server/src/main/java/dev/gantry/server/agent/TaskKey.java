@@ -12,6 +12,13 @@ public record TaskKey(UUID jobId, int nodeIndex) {
         }
     }
 
+    /** The key {@link #toString()} wrote. */
+    public static TaskKey parse(String text) {
+        int slash = text.lastIndexOf('/');
+        return new TaskKey(UUID.fromString(text.substring(0, slash)), Integer.parseInt(text.substring(slash + 1)));
+    }
+
+    /** {@code <job id>/<node index>}: the task's id in the scheduler's snapshot, too. */
     @Override
     public String toString() {
         return jobId + "/" + nodeIndex;

@@ -1,19 +1,27 @@
 package dev.gantry.server.agent;
 
 import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
 import org.jdbi.v3.core.Handle;
 
 /**
- * Chooses which queued task an agent gets: the seam where a placement policy plugs into the claim. The choice runs
- * inside the claim's transaction and must lock the row it returns (so that no concurrent claim gets it too) and skip
- * rows others hold locked. The claim then moves that task to {@code running}; a matcher changes nothing itself.
- *
- * <p>{@link FifoMatcher} is today's policy; the scheduler's bin-packing replaces it. Implementations are thread-safe.
+ * Chooses which queued task an agent gets: the seam where the placement policy plugs into the claim
+ * ({@link dev.gantry.server.fleet.SchedulerMatcher}). The choice runs inside the claim's transaction and must lock the
+ * row it returns (so that no concurrent claim gets it too) and skip rows others hold locked. The claim then moves
+ * that task to {@code running}; a matcher changes nothing itself. Implementations are thread-safe.
  */
 public interface TaskMatcher {
+    /** The agent asking: its id, what it has free now, and which agents have a claim open in this process. */
+    record Claimant(UUID agentId, FreeResources free, Set<UUID> claiming) {
+        public Claimant {
+            claiming = Set.copyOf(claiming);
+        }
+    }
+
     /**
-     * A queued task, locked in {@code h}'s transaction, whose job is queued or running, not being canceled, and fits
-     * {@code free}; or empty when none does.
+     * A queued task for {@code claimant}, locked in {@code h}'s transaction, whose job is queued or running, not being
+     * canceled, and fits what the claimant has free; or empty when it gets none now.
      */
-    Optional<TaskKey> pick(Handle h, FreeResources free);
+    Optional<TaskKey> pick(Handle h, Claimant claimant);
 }

@@ -50,20 +50,25 @@ interface JobDao {
             """)
     List<Job.Task> tasks(UUID jobId);
 
-    /** What the recently seen agents offer, for {@link Waiting}. */
-    record Agents(long count, long bigEnough, int maxCpu, int maxMemoryMb) {
+    /** A job that a blocked job requires, by name, and the status of its latest attempt. */
+    record Upstream(String name, String status) {
     }
 
-    /** The agents seen since {@code since}, and how many of them could run a job of {@code cpu} and {@code memoryMb}. */
+    /** The jobs {@code jobId} requires, by name, with the status of each one's latest attempt. */
     @SqlQuery("""
-            SELECT count(*) AS count,
-                   count(*) FILTER (WHERE cpu >= :cpu AND memory_mb >= :memoryMb) AS big_enough,
-                   coalesce(max(cpu), 0) AS max_cpu, coalesce(max(memory_mb), 0) AS max_memory_mb
-            FROM gantry.agent
-            WHERE last_seen_at > :since
+            SELECT u.name, u.status
+            FROM gantry.job me
+            CROSS JOIN LATERAL jsonb_object_keys(me.requires) AS r(name)
+            JOIN LATERAL (SELECT up.name, up.status
+                          FROM gantry.job up
+                          WHERE up.workflow_id = me.workflow_id AND up.name = r.name
+                          ORDER BY up.attempt DESC
+                          LIMIT 1) u ON true
+            WHERE me.id = :jobId
+            ORDER BY u.name
             """)
-    @RegisterConstructorMapper(Agents.class)
-    Agents agents(int cpu, int memoryMb, java.time.OffsetDateTime since);
+    @RegisterConstructorMapper(Upstream.class)
+    List<Upstream> upstream(UUID jobId);
 
     /** Reads the columns {@link #find} selects. */
     final class JobMapper implements RowMapper<Job> {

@@ -1,16 +1,16 @@
 package dev.gantry.server.job;
 
+import dev.gantry.server.fleet.FleetView;
 import dev.gantry.server.http.ApiException;
 import dev.gantry.server.http.Json;
 import dev.gantry.server.http.PathParams;
 import dev.gantry.server.project.ProjectRoutes;
 import dev.gantry.server.project.ProjectSlug;
-import dev.gantry.server.run.ResourceClasses;
 import io.javalin.http.Context;
 import java.time.Instant;
 import java.time.InstantSource;
-import java.time.ZoneOffset;
 import java.util.Optional;
+import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
 import org.jdbi.v3.core.transaction.TransactionIsolationLevel;
 
@@ -20,25 +20,26 @@ import org.jdbi.v3.core.transaction.TransactionIsolationLevel;
  */
 public final class JobRoutes {
     private final Jdbi jdbi;
+    private final FleetView fleet;
     private final InstantSource clock;
 
     /** @param jdbi with the SqlObject plugin installed */
-    public JobRoutes(Jdbi jdbi, InstantSource clock) {
+    public JobRoutes(Jdbi jdbi, FleetView fleet, InstantSource clock) {
         this.jdbi = jdbi;
+        this.fleet = fleet;
         this.clock = clock;
     }
 
-    /** Why the job waits, when it is queued; else null. */
-    private Waiting waiting(JobDao jobs, Job job) {
-        if (!job.status().equals("queued")) {
-            return null;
-        }
+    /** Why the job waits, when it is blocked or queued; else null. */
+    private Waiting waiting(Handle h, JobDao jobs, Job job) {
         Instant now = clock.instant();
-        ResourceClasses.Size size = ResourceClasses.size(job.resourceClass()).orElse(new ResourceClasses.Size(0, 0));
-        JobDao.Agents agents = jobs.agents(size.cpu(), size.memoryMb(),
-                now.minus(Waiting.SEEN_WITHIN).atOffset(ZoneOffset.UTC));
-        return Waiting.of(job.resourceClass(), job.queuedAt(), agents, now,
-                job.queuedAt() == null ? null : Json.time(job.queuedAt()));
+        return switch (job.status()) {
+            case "blocked" -> Waiting.blocked(jobs.upstream(job.id()), job.createdAt(), now);
+            case "queued" -> fleet.placementOf(h, job.id(), now)
+                    .map(placement -> Waiting.queued(placement, job.queuedAt(), now))
+                    .orElse(null);
+            default -> null;
+        };
     }
 
     public void get(Context ctx) {
@@ -48,7 +49,7 @@ public final class JobRoutes {
         JobDetailsJson details = jdbi.inTransaction(TransactionIsolationLevel.REPEATABLE_READ, h -> {
             JobDao jobs = h.attach(JobDao.class);
             Optional<Job> job = jobs.find(slug.organization(), slug.name(), number);
-            return job.map(j -> JobDetailsJson.of(j, jobs.steps(j.id()), jobs.tasks(j.id()), waiting(jobs, j)));
+            return job.map(j -> JobDetailsJson.of(j, jobs.steps(j.id()), jobs.tasks(j.id()), waiting(h, jobs, j)));
         }).orElseThrow(() -> ApiException.notFound("no job " + number + " in project " + slug));
         Json.respond(ctx, 200, details);
     }

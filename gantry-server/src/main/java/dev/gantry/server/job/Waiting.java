@@ -1,35 +1,52 @@
 package dev.gantry.server.job;
 
-import dev.gantry.server.run.ResourceClasses;
+import dev.gantry.scheduler.WaitReason;
+import dev.gantry.server.fleet.FleetView.JobPlacement;
+import dev.gantry.server.http.Json;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
+import java.util.Locale;
+import java.util.stream.Collectors;
 
 /**
- * Why a queued job waits, and since when, from what the agents that were seen recently offer: no agent at all, none
- * big enough for the job's class, or all that fit busy. Issue 5's fleet scheduler replaces this with its own
- * reasons and estimates; until then this is what the job's details say.
+ * Why a job that has not started waits, since when, for how long so far, and when it is expected to start (null when
+ * that cannot be estimated).
  *
- * @param reason  {@code no_agent}, {@code no_agent_big_enough} or {@code agents_busy}
- * @param forMs   how long the job has waited so far
+ * @param reason {@code requires} (a blocked job waits for the jobs it requires), {@code starting} (an agent has room
+ *               and takes it on its next claim), or the scheduler's reason in lower case: {@code no_capacity},
+ *               {@code no_instance_large_enough}, {@code org_concurrency_limit}, {@code reserved_for_older_job}
+ * @param forMs  how long the job has waited so far
  */
-record Waiting(String reason, String message, String since, long forMs) {
-    /** Agents not seen for this long (no claim, no heartbeat) count as gone. */
-    static final Duration SEEN_WITHIN = Duration.ofMinutes(1);
+record Waiting(String reason, String message, String since, long forMs, String estimatedStart) {
+    /** A blocked job: it waits for {@code upstream}, the jobs it requires that have not ended as it needs. */
+    static Waiting blocked(List<JobDao.Upstream> upstream, Instant createdAt, Instant now) {
+        String jobs = upstream.stream().map(u -> u.name() + " (" + u.status() + ")").collect(Collectors.joining(", "));
+        return new Waiting("requires", "waiting for the jobs it requires: " + jobs, Json.time(createdAt),
+                waited(createdAt, now), null);
+    }
 
-    static Waiting of(String resourceClass, Instant queuedAt, JobDao.Agents agents, Instant now, String since) {
-        ResourceClasses.Size size = ResourceClasses.size(resourceClass).orElse(new ResourceClasses.Size(0, 0));
-        String needs = size.cpu() + " CPU and " + size.memoryMb() + " MiB (" + resourceClass + ")";
-        long waited = queuedAt == null ? 0 : Math.max(0, Duration.between(queuedAt, now).toMillis());
-        if (agents.count() == 0) {
-            return new Waiting("no_agent", "no agent is connected; start one with: bin/gantry agent --server URL "
-                    + "--token-file $GANTRY_HOME/agent-token", since, waited);
-        }
-        if (agents.bigEnough() == 0) {
-            return new Waiting("no_agent_big_enough", "the job needs " + needs + "; the largest of the "
-                    + agents.count() + " connected agents offers " + agents.maxCpu() + " CPU and "
-                    + agents.maxMemoryMb() + " MiB", since, waited);
-        }
-        return new Waiting("agents_busy", "waiting for one of the " + agents.bigEnough() + " agents that can run "
-                + needs + " to have that much free", since, waited);
+    /** A queued job, as the scheduler places it now. */
+    static Waiting queued(JobPlacement placement, Instant queuedAt, Instant now) {
+        String since = queuedAt == null ? null : Json.time(queuedAt);
+        return switch (placement) {
+            case JobPlacement.Starting starting -> new Waiting("starting", "agent " + starting.agentId()
+                    + " has room for it and takes it on its next claim", since, waited(queuedAt, now), Json.time(now));
+            case JobPlacement.Waits waits -> new Waiting(waits.waiting().reason().name().toLowerCase(Locale.ROOT),
+                    waits.waiting().message() + hint(waits.waiting().reason()), since, waited(queuedAt, now),
+                    waits.waiting().estimatedStart().map(Json::time).orElse(null));
+        };
+    }
+
+    /** What an operator can do when no agent could ever run the job. */
+    private static String hint(WaitReason reason) {
+        return reason == WaitReason.NO_INSTANCE_LARGE_ENOUGH
+                ? "; start an agent that can: bin/gantry agent --server URL --token-file $GANTRY_HOME/agent-token "
+                        + "--pool POOL --cpu N --memory GB"
+                : "";
+    }
+
+    private static long waited(Instant since, Instant now) {
+        return since == null ? 0 : Math.max(0, Duration.between(since, now).toMillis());
     }
 }

@@ -1,0 +1,132 @@
+package dev.gantry.server.fleet;
+
+import dev.gantry.scheduler.Instance;
+import dev.gantry.scheduler.InstanceState;
+import dev.gantry.scheduler.InstanceType;
+import dev.gantry.scheduler.OrgLimits;
+import dev.gantry.scheduler.PendingJob;
+import dev.gantry.scheduler.ResourceClass;
+import dev.gantry.scheduler.ResourceClasses;
+import dev.gantry.scheduler.Resources;
+import dev.gantry.scheduler.RunningJob;
+import dev.gantry.scheduler.Snapshot;
+import dev.gantry.server.agent.TaskKey;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.function.Supplier;
+import org.jdbi.v3.core.Handle;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Reads the scheduler's {@link Snapshot} from the database: every queued task as a pending job (its id is the
+ * {@link TaskKey}'s text), every live agent as a ready instance (its id is the agent's) with the tasks it runs, and the
+ * instances the autoscaler is still starting. An agent is live while it has a claim open here or was seen (a claim or
+ * a heartbeat) within {@code seenWithin}; a dead agent drops out after that and attracts nothing. Thread-safe.
+ */
+public final class FleetSnapshots {
+    /** The disk of an agent that did not say how much it has: enough that disk never limits it. */
+    static final int UNKNOWN_DISK_GB = 1_000_000;
+
+    private static final Logger LOG = LoggerFactory.getLogger(FleetSnapshots.class);
+
+    private final ResourceClasses classes;
+    private final ImagePools pools;
+    private final OrgLimits limits;
+    private final Duration seenWithin;
+    private final Supplier<List<Instance>> starting;
+    private final ExpectedDurations durations = new ExpectedDurations();
+
+    /**
+     * @param seenWithin how recently an agent without an open claim must have been seen to count as live
+     * @param starting   instances being provisioned that have no agent yet (the autoscaler's), for estimates
+     */
+    public FleetSnapshots(ResourceClasses classes, ImagePools pools, OrgLimits limits, Duration seenWithin,
+                          Supplier<List<Instance>> starting) {
+        this.classes = Objects.requireNonNull(classes, "classes");
+        this.pools = Objects.requireNonNull(pools, "pools");
+        this.limits = Objects.requireNonNull(limits, "limits");
+        this.seenWithin = Objects.requireNonNull(seenWithin, "seenWithin");
+        this.starting = Objects.requireNonNull(starting, "starting");
+    }
+
+    /** The snapshot at {@code now}, read in {@code h}'s transaction; {@code claiming}: agents with a claim open now. */
+    public Snapshot load(Handle h, Instant now, Set<UUID> claiming) {
+        return load(h, h.attach(FleetDao.class).queuedTasks(), now, claiming);
+    }
+
+    /** As {@link #load}, or empty without reading further when no task is queued: a claim's common case. */
+    public Optional<Snapshot> loadIfPending(Handle h, Instant now, Set<UUID> claiming) {
+        List<FleetDao.QueuedTask> queued = h.attach(FleetDao.class).queuedTasks();
+        return queued.isEmpty() ? Optional.empty() : Optional.of(load(h, queued, now, claiming));
+    }
+
+    private Snapshot load(Handle h, List<FleetDao.QueuedTask> queued, Instant now, Set<UUID> claiming) {
+        FleetDao dao = h.attach(FleetDao.class);
+        List<FleetDao.RunningTask> running = dao.runningTasks();
+        List<FleetDao.AgentRow> agents = dao.agents(now.minus(seenWithin).atOffset(ZoneOffset.UTC),
+                claiming.toArray(UUID[]::new));
+        Set<ExpectedDurations.Key> keys = new LinkedHashSet<>();
+        queued.forEach(t -> keys.add(new ExpectedDurations.Key(t.projectId(), t.name())));
+        running.forEach(t -> keys.add(new ExpectedDurations.Key(t.projectId(), t.name())));
+        Map<ExpectedDurations.Key, Optional<Duration>> expected = durations.of(h, keys, now);
+
+        List<PendingJob> pending = new ArrayList<>(queued.size());
+        for (FleetDao.QueuedTask t : queued) {
+            pending.add(new PendingJob(new TaskKey(t.jobId(), t.nodeIndex()).toString(),
+                    classOf(t.resourceClass(), t.cpu(), t.memoryMb()), t.organization(), t.queuedAt(),
+                    pools.poolOf(t.executorType(), t.image()),
+                    expected.get(new ExpectedDurations.Key(t.projectId(), t.name()))));
+        }
+        Map<UUID, List<RunningJob>> runningByAgent = new HashMap<>();
+        for (FleetDao.RunningTask t : running) {
+            Optional<Duration> duration = expected.get(new ExpectedDurations.Key(t.projectId(), t.name()));
+            Instant started = t.startedAt() == null ? now : t.startedAt();
+            runningByAgent.computeIfAbsent(t.agentId(), id -> new ArrayList<>()).add(new RunningJob(
+                    new TaskKey(t.jobId(), t.nodeIndex()).toString(),
+                    classOf(t.resourceClass(), t.cpu(), t.memoryMb()).demand(), t.organization(),
+                    duration.map(started::plus)));
+        }
+        List<Instance> instances = new ArrayList<>(agents.size());
+        for (FleetDao.AgentRow agent : agents) {
+            List<RunningJob> jobs = runningByAgent.getOrDefault(agent.id(), List.of());
+            instances.add(new Instance(agent.id().toString(), typeOf(agent, jobs), agent.pool(), InstanceState.READY,
+                    jobs, Optional.empty()));
+        }
+        instances.addAll(starting.get());
+        return new Snapshot(pending, instances, limits, now);
+    }
+
+    /** The job's class from the table; a class the table no longer has keeps the size the job was planned with. */
+    private ResourceClass classOf(String name, int cpu, int memoryMb) {
+        return classes.find(name).orElseGet(() -> new ResourceClass(name, cpu, memoryMb,
+                Math.max(1, cpu * 10), 0));
+    }
+
+    /**
+     * What the agent offers. It never shows as holding more than it has: a job matched before a change to the class
+     * table (or to what the agent declares) widens it rather than making the snapshot impossible.
+     */
+    private static InstanceType typeOf(FleetDao.AgentRow agent, List<RunningJob> jobs) {
+        Resources declared = new Resources(agent.cpu(), agent.memoryMb(),
+                agent.diskGb() == null ? UNKNOWN_DISK_GB : agent.diskGb());
+        Resources held = jobs.stream().map(RunningJob::holds).reduce(Resources.NONE, Resources::plus);
+        if (!declared.fits(held)) {
+            LOG.warn("agent {} ({}) runs tasks holding {}, more than the {} it offers", agent.name(), agent.id(),
+                    held, declared);
+            declared = new Resources(Math.max(declared.vcpu(), held.vcpu()),
+                    Math.max(declared.memoryMb(), held.memoryMb()), Math.max(declared.diskGb(), held.diskGb()));
+        }
+        return new InstanceType("agent " + agent.name(), declared);
+    }
+}

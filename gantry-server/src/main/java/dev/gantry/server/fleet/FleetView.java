@@ -1,0 +1,53 @@
+package dev.gantry.server.fleet;
+
+import dev.gantry.scheduler.Decision;
+import dev.gantry.scheduler.Placement;
+import dev.gantry.scheduler.Snapshot;
+import dev.gantry.scheduler.Waiting;
+import dev.gantry.server.agent.TaskKey;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import org.jdbi.v3.core.Handle;
+
+/**
+ * What the scheduler would decide now, for readers: why a queued job waits. The decision is worked out afresh from
+ * the snapshot, as a claim would, so every server replica answers alike. Thread-safe.
+ */
+public final class FleetView {
+    private final FleetSnapshots snapshots;
+
+    public FleetView(FleetSnapshots snapshots) {
+        this.snapshots = snapshots;
+    }
+
+    /** A queued job's state in the decision: where it starts, or why it waits. */
+    public sealed interface JobPlacement {
+        /** The decision puts it on {@code agentId}; it starts on that agent's next claim. */
+        record Starting(String agentId) implements JobPlacement {
+        }
+
+        record Waits(Waiting waiting) implements JobPlacement {
+        }
+    }
+
+    /** The placement of the first of {@code jobId}'s tasks that is still queued; empty when none is. */
+    public Optional<JobPlacement> placementOf(Handle h, UUID jobId, Instant now) {
+        Snapshot snapshot = snapshots.load(h, now, Set.of());
+        Decision decision = Placement.place(snapshot);
+        String prefix = jobId + "/";
+        Optional<JobPlacement> waits = decision.waiting().stream()
+                .filter(w -> w.jobId().startsWith(prefix))
+                .min((a, b) -> Integer.compare(TaskKey.parse(a.jobId()).nodeIndex(),
+                        TaskKey.parse(b.jobId()).nodeIndex()))
+                .map(JobPlacement.Waits::new);
+        if (waits.isPresent()) {
+            return waits;
+        }
+        return decision.assignments().stream()
+                .filter(a -> a.jobId().startsWith(prefix))
+                .findFirst()
+                .map(a -> new JobPlacement.Starting(a.instanceId()));
+    }
+}

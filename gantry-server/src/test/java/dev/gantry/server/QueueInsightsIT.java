@@ -1,0 +1,80 @@
+package dev.gantry.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.gantry.server.auth.TokenKind;
+import dev.gantry.testkit.EmbeddedPostgresExtension;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code GET /api/v2/insights/queue}: per class, what is pending and why (as the scheduler decides now), and the
+ * waits of the tasks that started or still wait, per window.
+ */
+class QueueInsightsIT {
+    @RegisterExtension
+    static final EmbeddedPostgresExtension pg = new EmbeddedPostgresExtension();
+
+    @TempDir
+    static Path home;
+
+    static TestServer server;
+
+    @BeforeAll
+    static void start() {
+        server = TestServer.start(pg.dataSource(), home);
+    }
+
+    @AfterAll
+    static void stop() {
+        server.close();
+    }
+
+    @Test
+    void each_class_shows_its_pending_tasks_their_reasons_and_the_waits_per_window() {
+        RunFixtures runs = new RunFixtures(server.jdbi());
+        UUID workflow = runs.workflow("main");
+        UUID first = runs.job(workflow, "a").insert();
+        runs.job(workflow, "b").insert();
+        runs.job(workflow, "c").resourceClass("large", 4, 8192).insert();
+        runs.job(workflow, "d").resourceClass("xlarge", 8, 16384).insert();
+        AgentClient agent = new AgentClient(server.api().anonymous(), server.token(TokenKind.AGENT));
+        String agentId = agent.registered("box", 4, 8192);
+        assertThat(AgentClient.claimed(agent.claim(agentId, 4, 8192)).jobId()).isEqualTo(first);
+
+        ApiClient.Answer answer = server.api().get("/api/v2/insights/queue");
+        assertThat(answer.status()).as(answer.body()).isEqualTo(200);
+        JsonNode insights = answer.json();
+
+        assertThat(insights.get("generated_at").asText()).endsWith("Z");
+        List<String> classes = new ArrayList<>();
+        insights.get("items").forEach(c -> classes.add(c.get("resource_class").asText()));
+        assertThat(classes).containsExactly("large", "medium", "xlarge");
+        JsonNode medium = insights.get("items").get(1);
+        assertThat(medium.get("pending").asLong()).isEqualTo(1);
+        assertThat(medium.get("reasons").toString()).isEqualTo("{\"starting\":1}");
+        assertThat(fieldNames(medium.get("waits"))).containsExactly("last_15m", "last_1h", "last_24h");
+        JsonNode recent = medium.at("/waits/last_15m");
+        assertThat(recent.get("jobs").asLong()).as("one started, one still waiting").isEqualTo(2);
+        assertThat(recent.get("p50_ms").asLong()).isPositive();
+        assertThat(recent.get("max_ms").asLong()).isGreaterThanOrEqualTo(recent.get("p95_ms").asLong());
+        JsonNode large = insights.get("items").get(0);
+        assertThat(large.get("reasons").toString()).isEqualTo("{\"no_capacity\":1}");
+        JsonNode xlarge = insights.get("items").get(2);
+        assertThat(xlarge.get("reasons").toString()).isEqualTo("{\"no_instance_large_enough\":1}");
+    }
+
+    private static List<String> fieldNames(JsonNode node) {
+        List<String> names = new ArrayList<>();
+        node.fieldNames().forEachRemaining(names::add);
+        return names;
+    }
+}
