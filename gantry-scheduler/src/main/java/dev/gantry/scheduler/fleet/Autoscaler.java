@@ -33,7 +33,8 @@ import java.util.stream.Collectors;
  *
  * <p>The rules (docs/scheduler.md has the reasoning):
  * <ol>
- *   <li>A draining instance that runs nothing is terminated.</li>
+ *   <li>A draining instance that runs nothing is terminated, and so is one still provisioning past the provision
+ *       timeout (it counts for nothing from then on, so it is replaced at once if needed).</li>
  *   <li>Every cluster keeps {@code min} instances up or starting, of its best available type.</li>
  *   <li>Demand is what {@link Placement} leaves waiting for capacity once provisioning instances count as up. The
  *       oldest such job gets a hypothetical new instance in the least-loaded cluster of its pool that is under its
@@ -82,6 +83,7 @@ public final class Autoscaler {
         private final List<Planned> planned = new ArrayList<>();
         private final List<Plan.ScaleIn> scaleIns = new ArrayList<>();
         private final List<Plan.Unserved> unserved = new ArrayList<>();
+        private final Set<String> givenUp = new HashSet<>();
 
         Round(Snapshot snapshot, FleetConfig config, Collection<Member> members, TypeAvailability availability) {
             this.snapshot = snapshot;
@@ -96,7 +98,10 @@ public final class Autoscaler {
                 if (i != null && config.cluster(m.cluster()).isPresent()) {
                     this.members.put(m.instanceId(), m);
                     ours.put(m.instanceId(), i);
-                    if (i.state() != InstanceState.DRAINING) {
+                    if (i.state() == InstanceState.PROVISIONING
+                            && !m.launchedAt().plus(config.provisionTimeout()).isAfter(now)) {
+                        givenUp.add(i.id());
+                    } else if (i.state() != InstanceState.DRAINING) {
                         size.merge(m.cluster(), 1, Integer::sum);
                     }
                 }
@@ -117,6 +122,8 @@ public final class Autoscaler {
                     .filter(i -> i.state() == InstanceState.DRAINING && i.running().isEmpty())
                     .forEach(i -> scaleIns.add(new Plan.ScaleIn(i.id(), Plan.ScaleIn.Action.TERMINATE,
                             "drained: it runs no job any more")));
+            givenUp.forEach(id -> scaleIns.add(new Plan.ScaleIn(id, Plan.ScaleIn.Action.TERMINATE,
+                    "not up " + config.provisionTimeout() + " after its launch at " + members.get(id).launchedAt())));
         }
 
         private void keepMinimum() {
@@ -176,7 +183,7 @@ public final class Autoscaler {
             for (Cluster c : config.clusters()) {
                 List<Instance> live = ours.values().stream()
                         .filter(i -> members.get(i.id()).cluster().equals(c.name()))
-                        .filter(i -> i.state() != InstanceState.DRAINING)
+                        .filter(i -> i.state() != InstanceState.DRAINING && !givenUp.contains(i.id()))
                         .toList();
                 int excess = live.size() - c.max();
                 if (excess > 0) {
@@ -290,6 +297,9 @@ public final class Autoscaler {
         private Snapshot hypothetical() {
             List<Instance> instances = new ArrayList<>();
             for (Instance i : snapshot.instances()) {
+                if (givenUp.contains(i.id())) {
+                    continue;
+                }
                 instances.add(i.state() == InstanceState.PROVISIONING
                         ? new Instance(i.id(), i.type(), i.pool(), InstanceState.READY, i.running(), Optional.empty())
                         : i);

@@ -18,24 +18,28 @@ import java.util.Optional;
  *
  * @param imagePins      image → pool; a key ending in {@code *} matches every image that starts with the rest
  * @param scaleInAfter   how long an instance must stay idle before it is drained (the cool-down)
- * @param unavailableFor how long a type is skipped after "insufficient capacity"; the real wait is jittered by
- *                       ±{@value TypeAvailability#JITTER_PERCENT}% so that many servers do not re-probe together
+ * @param unavailableFor   how long a type is skipped after "insufficient capacity"; the real wait is jittered by
+ *                         ±{@value TypeAvailability#JITTER_PERCENT}% so that many servers do not re-probe together
+ * @param provisionTimeout how long a launched instance may take to come up before it is given up and terminated
  */
 public record FleetConfig(List<Cluster> clusters, Map<String, String> imagePins, Duration scaleInAfter,
-                          Duration unavailableFor) {
+                          Duration unavailableFor, Duration provisionTimeout) {
     public static final Duration DEFAULT_SCALE_IN_AFTER = Duration.ofMinutes(5);
     public static final Duration DEFAULT_UNAVAILABLE_FOR = Duration.ofMinutes(3);
+    public static final Duration DEFAULT_PROVISION_TIMEOUT = Duration.ofMinutes(10);
 
     public FleetConfig {
         clusters = List.copyOf(clusters);
         imagePins = Map.copyOf(new LinkedHashMap<>(imagePins));
         Objects.requireNonNull(scaleInAfter, "scaleInAfter");
         Objects.requireNonNull(unavailableFor, "unavailableFor");
+        Objects.requireNonNull(provisionTimeout, "provisionTimeout");
         if (clusters.isEmpty()) {
             throw new IllegalArgumentException("a fleet needs at least one cluster");
         }
-        if (scaleInAfter.isNegative() || unavailableFor.isNegative()) {
-            throw new IllegalArgumentException("durations cannot be negative");
+        if (scaleInAfter.isNegative() || unavailableFor.isNegative() || !provisionTimeout.isPositive()) {
+            throw new IllegalArgumentException("durations cannot be negative, and the provision timeout must be"
+                    + " positive");
         }
         var names = new HashSet<String>();
         for (Cluster c : clusters) {
@@ -48,12 +52,13 @@ public record FleetConfig(List<Cluster> clusters, Map<String, String> imagePins,
     /**
      * What {@code gantry up} runs when no fleet file is given: one cluster {@code local} in pool {@code default}
      * with {@code local-large} (8 vCPU, 16 GB) ranked before {@code local-medium} (4 vCPU, 8 GB), at least 1 and
-     * at most 4 agents, a cool-down of 5 minutes, and 3 minutes' rest for a type that ran out.
+     * at most 4 agents, a cool-down of 5 minutes, 3 minutes' rest for a type that ran out, and 10 minutes for an
+     * agent to register.
      */
     public static FleetConfig defaults() {
         return new FleetConfig(List.of(new Cluster("local", Instance.DEFAULT_POOL,
                 List.of(local("local-large", 8, 16), local("local-medium", 4, 8)), 1, 4)),
-                Map.of(), DEFAULT_SCALE_IN_AFTER, DEFAULT_UNAVAILABLE_FOR);
+                Map.of(), DEFAULT_SCALE_IN_AFTER, DEFAULT_UNAVAILABLE_FOR, DEFAULT_PROVISION_TIMEOUT);
     }
 
     /**

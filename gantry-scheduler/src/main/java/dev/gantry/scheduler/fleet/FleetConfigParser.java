@@ -30,7 +30,8 @@ import org.yaml.snakeyaml.nodes.SequenceNode;
  */
 final class FleetConfigParser {
     private static final Pattern DURATION = Pattern.compile("(\\d+)(ms|s|m|h)");
-    private static final Set<String> TOP_KEYS = Set.of("clusters", "pins", "scale_in_after", "unavailable_for");
+    private static final Set<String> TOP_KEYS = Set.of("clusters", "pins", "scale_in_after", "unavailable_for",
+            "provision_timeout");
     private static final Set<String> CLUSTER_KEYS = Set.of("name", "pool", "min", "max", "types");
     private static final Set<String> TYPE_KEYS = Set.of("name", "vcpu", "memory_gb", "disk_gb", "cost_per_hour");
 
@@ -49,6 +50,10 @@ final class FleetConfigParser {
         Map<String, Node> top = fields(root, TOP_KEYS, "the fleet file");
         Duration scaleInAfter = duration(top.get("scale_in_after"), FleetConfig.DEFAULT_SCALE_IN_AFTER);
         Duration unavailableFor = duration(top.get("unavailable_for"), FleetConfig.DEFAULT_UNAVAILABLE_FOR);
+        Duration provisionTimeout = duration(top.get("provision_timeout"), FleetConfig.DEFAULT_PROVISION_TIMEOUT);
+        if (provisionTimeout.isZero()) {
+            problem(top.get("provision_timeout"), "'provision_timeout' must be longer than 0");
+        }
         List<Cluster> clusters = new ArrayList<>();
         Map<String, Node> clusterNames = new HashMap<>();
         Node clustersNode = top.get("clusters");
@@ -71,7 +76,7 @@ final class FleetConfigParser {
         if (!problems.isEmpty()) {
             throw new FleetConfigException(problems);
         }
-        return new FleetConfig(clusters, pins, scaleInAfter, unavailableFor);
+        return new FleetConfig(clusters, pins, scaleInAfter, unavailableFor, provisionTimeout);
     }
 
     private Node compose(String text) {

@@ -47,12 +47,14 @@ public final class FleetController {
         final String id;
         final Cluster cluster;
         final RankedType type;
+        final Instant launchedAt;
         final Optional<Instant> expectedReadyAt;
         InstanceState state = InstanceState.PROVISIONING;
         Optional<Instant> idleSince = Optional.empty();
 
-        Managed(String id, Cluster cluster, RankedType type, Optional<Instant> expectedReadyAt) {
+        Managed(String id, Cluster cluster, RankedType type, Instant launchedAt, Optional<Instant> expectedReadyAt) {
             this.id = id;
+            this.launchedAt = launchedAt;
             this.cluster = cluster;
             this.type = type;
             this.expectedReadyAt = expectedReadyAt;
@@ -162,7 +164,7 @@ public final class FleetController {
     }
 
     private List<Member> members() {
-        return managed.values().stream().map(m -> new Member(m.id, m.cluster.name(), m.idleSince)).toList();
+        return managed.values().stream().map(m -> new Member(m.id, m.cluster.name(), m.launchedAt, m.idleSince)).toList();
     }
 
     private void scaleIn(Plan plan, Instant now, List<FleetEvent> events) {
@@ -189,7 +191,7 @@ public final class FleetController {
                 String id = cluster.name() + "-" + nextId++;
                 switch (provider.launch(cluster.name(), type.type(), id)) {
                     case FleetProvider.LaunchResult.Launched launched -> {
-                        Managed m = new Managed(id, cluster, type, launched.expectedReadyAt());
+                        Managed m = new Managed(id, cluster, type, now, launched.expectedReadyAt());
                         managed.put(id, m);
                         availability = availability.launched(cluster.name(), type.name());
                         events.add(event(now, FleetEvent.Kind.LAUNCHED, m, l.reason()));

@@ -117,7 +117,7 @@ class AutoscalerTest {
     void a_job_pinned_to_a_pool_only_grows_that_pool_and_a_job_too_large_for_every_type_is_reported() {
         FleetConfig fleet = new FleetConfig(List.of(cluster("linux", 0, 4, T8),
                 new Cluster("mac", "macos", List.of(Fleets.type("m12", 12)), 0, 2)),
-                Map.of("xcode:*", "macos"), Duration.ofMinutes(5), Duration.ofMinutes(3));
+                Map.of("xcode:*", "macos"), Duration.ofMinutes(5), Duration.ofMinutes(3), Duration.ofMinutes(10));
 
         Plan plan = Autoscaler.plan(snapshot(at(0), List.of(), job("mac-job", LARGE, 0).inPool("macos"),
                 job("huge", XXLARGE, 1)), fleet, List.of(), ALL);
@@ -176,6 +176,19 @@ class AutoscalerTest {
 
         assertThat(plan.scaleIns()).extracting(Plan.ScaleIn::instanceId, Plan.ScaleIn::action)
                 .containsExactly(tuple("a-2", Plan.ScaleIn.Action.DRAIN));
+    }
+
+    @Test
+    void an_instance_not_up_by_the_provision_timeout_is_terminated_and_replaced() {
+        List<Instance> fleet = List.of(instance("a-1", T8, InstanceState.PROVISIONING));
+
+        Plan plan = Autoscaler.plan(snapshot(at(10), fleet, job("j1", XLARGE, 1)), config(cluster("a", 0, 1, T8)),
+                List.of(member("a-1", "a")), ALL);
+
+        assertThat(plan.scaleIns()).extracting(Plan.ScaleIn::instanceId, Plan.ScaleIn::action, Plan.ScaleIn::reason)
+                .containsExactly(tuple("a-1", Plan.ScaleIn.Action.TERMINATE,
+                        "not up PT10M after its launch at 2026-10-21T15:44:00Z"));
+        assertThat(plan.launches()).extracting(Plan.Launch::type, Plan.Launch::count).containsExactly(tuple("t8", 1));
     }
 
     @Test

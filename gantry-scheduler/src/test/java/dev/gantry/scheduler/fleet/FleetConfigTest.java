@@ -12,6 +12,7 @@ class FleetConfigTest {
     private static final String GOOD = """
             scale_in_after: 10m
             unavailable_for: 90s
+            provision_timeout: 4m
             clusters:
               - name: us-east
                 min: 2
@@ -35,6 +36,7 @@ class FleetConfigTest {
 
         assertThat(config.scaleInAfter()).isEqualTo(Duration.ofMinutes(10));
         assertThat(config.unavailableFor()).isEqualTo(Duration.ofSeconds(90));
+        assertThat(config.provisionTimeout()).isEqualTo(Duration.ofMinutes(4));
         Cluster east = config.cluster("us-east").orElseThrow();
         assertThat(east.pool()).isEqualTo("default");
         assertThat(east.min()).isEqualTo(2);

@@ -40,7 +40,8 @@ final class Fleets {
     }
 
     static FleetConfig config(Cluster... clusters) {
-        return new FleetConfig(List.of(clusters), Map.of(), Duration.ofMinutes(5), Duration.ofMinutes(3));
+        return new FleetConfig(List.of(clusters), Map.of(), Duration.ofMinutes(5), Duration.ofMinutes(3),
+                Duration.ofMinutes(10));
     }
 
     static Cluster cluster(String name, int min, int max, RankedType... types) {
@@ -65,10 +66,10 @@ final class Fleets {
     }
 
     static Member member(String id, String cluster) {
-        return new Member(id, cluster, Optional.empty());
+        return new Member(id, cluster, T0, Optional.empty());
     }
 
     static Member idle(String id, String cluster, Instant since) {
-        return new Member(id, cluster, Optional.of(since));
+        return new Member(id, cluster, T0, Optional.of(since));
     }
 }
