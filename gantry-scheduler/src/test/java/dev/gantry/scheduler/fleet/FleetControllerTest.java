@@ -173,4 +173,38 @@ class FleetControllerTest {
                 tuple(FleetEvent.Kind.LAUNCHED, "t16"), tuple(FleetEvent.Kind.LAUNCHED, "t16"),
                 tuple(FleetEvent.Kind.LAUNCHED, "t16"));
     }
+    @Test
+    void overlay_adds_instances_still_provisioning_and_marks_the_ones_being_drained() {
+        World world = new World(0, 2);
+        world.step();
+        Instance starting = world.controller.overlay(world.observed()).instances().getFirst();
+        assertThat(starting.state()).isEqualTo(InstanceState.PROVISIONING);
+        assertThat(starting.readyAt()).contains(Fleets.T0.plusSeconds(60)); // the provider's median
+
+        world.pending.add(new PendingJob("job-1", XLARGE, "org", world.clock.now));
+        world.pending.add(new PendingJob("job-2", Fleets.CLASSES.get("2xlarge"), "org", world.clock.now));
+        while (world.events.stream().noneMatch(e -> e.kind() == FleetEvent.Kind.DRAINING)) {
+            world.clock.now = world.clock.now.plus(STEP);
+            world.step();
+        }
+        FleetEvent draining = world.events.getLast();
+        assertThat(draining.kind()).isEqualTo(FleetEvent.Kind.DRAINING);
+        assertThat(world.controller.overlay(world.observed()).instances())
+                .filteredOn(i -> i.id().equals(draining.instanceId()))
+                .extracting(Instance::state).containsExactly(InstanceState.DRAINING);
+    }
+
+    @Test
+    void a_ready_instance_that_vanishes_is_cleaned_up_and_replaced() {
+        World world = new World(0, 2);
+        world.runFor(Duration.ofMinutes(3));
+        assertThat(world.controller.instances()).containsEntry("east-1", InstanceState.READY);
+        world.events.clear();
+
+        world.provider.terminate("east-1"); // the machine died under us
+        world.step();
+
+        assertThat(world.events).extracting(FleetEvent::kind, FleetEvent::instanceId).containsExactly(
+                tuple(FleetEvent.Kind.LOST, "east-1"), tuple(FleetEvent.Kind.LAUNCHED, "east-2"));
+    }
 }
