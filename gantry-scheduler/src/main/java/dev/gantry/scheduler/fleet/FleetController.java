@@ -189,7 +189,7 @@ public final class FleetController {
             RankedType type = cluster.type(l.type()).orElseThrow();
             for (int n = 0; n < l.count(); n++) {
                 String id = cluster.name() + "-" + nextId++;
-                switch (provider.launch(cluster.name(), type.type(), id)) {
+                switch (launchOne(cluster, type, id)) {
                     case FleetProvider.LaunchResult.Launched launched -> {
                         Managed m = new Managed(id, cluster, type, now, launched.expectedReadyAt());
                         managed.put(id, m);
@@ -214,6 +214,15 @@ public final class FleetController {
             }
         }
         return true;
+    }
+
+    /** The provider's answer; a provider that throws has failed the launch, which is recorded like any failure. */
+    private FleetProvider.LaunchResult launchOne(Cluster cluster, RankedType type, String id) {
+        try {
+            return provider.launch(cluster.name(), type.type(), id);
+        } catch (RuntimeException e) {
+            return new FleetProvider.LaunchResult.Failed("provider threw " + e);
+        }
     }
 
     private FleetEvent event(Instant now, FleetEvent.Kind kind, Managed m, String message) {
