@@ -50,6 +50,12 @@ import java.util.stream.Collectors;
 public final class Autoscaler {
     /** Prefix of the hypothetical instances a plan packs onto; never the id of a real instance. */
     static final String PLANNED = "planned:";
+    /**
+     * How many new instances one waiting job may call for. Best fit can move older jobs onto the instance added for a
+     * younger one (a small job fits tighter there), so a job may still wait after its instance is added; a few more
+     * tries place it in the same plan instead of a round later, and the bound keeps the loop finite.
+     */
+    static final int MAX_INSTANCES_PER_JOB = 3;
     private static final Set<WaitReason> NEEDS_CAPACITY = EnumSet.of(WaitReason.NO_CAPACITY,
             WaitReason.NO_INSTANCE_LARGE_ENOUGH, WaitReason.RESERVED_FOR_OLDER_JOB);
 
@@ -139,17 +145,18 @@ public final class Autoscaler {
         }
 
         private void packDemand() {
-            Set<String> handled = new HashSet<>();
+            Map<String, Integer> tries = new HashMap<>();
             while (true) {
                 Decision d = Placement.place(hypothetical());
                 Optional<PendingJob> next = d.waiting().stream()
-                        .filter(w -> NEEDS_CAPACITY.contains(w.reason()) && !handled.contains(w.jobId()))
+                        .filter(w -> NEEDS_CAPACITY.contains(w.reason()))
+                        .filter(w -> tries.getOrDefault(w.jobId(), 0) < MAX_INSTANCES_PER_JOB)
                         .map(Waiting::jobId).findFirst().map(this::pending);
                 if (next.isEmpty()) {
                     return;
                 }
                 PendingJob job = next.get();
-                handled.add(job.id()); // each job triggers at most one instance, so the loop ends
+                tries.merge(job.id(), 1, Integer::sum);
                 List<String> why = new ArrayList<>();
                 List<Cluster> clusters = new ArrayList<>(config.clustersOf(job.pool()));
                 clusters.sort(Comparator.comparingInt(this::size)); // stable: ties keep configuration order
@@ -168,6 +175,7 @@ public final class Autoscaler {
                     why.add(noTypeFor(c, job));
                 }
                 if (!added) {
+                    tries.put(job.id(), MAX_INSTANCES_PER_JOB); // nothing will change for it in this plan
                     unserved.add(new Plan.Unserved(job.id(), clusters.isEmpty()
                             ? "no cluster serves pool " + job.pool()
                             : "class " + job.resourceClass().name() + " (" + job.demand() + ") needs a new instance: "

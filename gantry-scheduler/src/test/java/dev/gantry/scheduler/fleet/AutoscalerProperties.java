@@ -223,7 +223,7 @@ class AutoscalerProperties {
         }
     }
 
-    @Property(tries = 300)
+    @Property(tries = 1000)
     void with_room_to_grow_the_plan_packs_every_job_some_type_of_its_pool_could_hold(@ForAll("roomyCases") Case c) {
         Plan plan = c.plan();
         List<Instance> after = new ArrayList<>();

@@ -192,6 +192,19 @@ class AutoscalerTest {
     }
 
     @Test
+    void a_job_that_best_fit_leaves_waiting_after_its_instance_is_added_gets_another_in_the_same_plan() {
+        // Found by AutoscalerProperties: with a new t8 beside the empty t16, best fit sends the first small job to
+        // the t8 and the second to the t16, leaving 7 vCPU on each and no room for the second xlarge.
+        List<Instance> fleet = List.of(instance("a-1", T16, InstanceState.READY));
+
+        Plan plan = Autoscaler.plan(snapshot(at(30), fleet, job("j0", SMALL, 0), job("j1", XLARGE, 1),
+                        job("j2", SMALL, 2), job("j3", XLARGE, 3)), config(cluster("a", 0, 60, T8, T16)),
+                List.of(member("a-1", "a")), ALL);
+
+        assertThat(plan.launches()).extracting(Plan.Launch::type, Plan.Launch::count).containsExactly(tuple("t8", 2));
+    }
+
+    @Test
     void the_same_input_gives_the_same_plan() {
         var snapshot = snapshot(at(0), List.of(), job("j1", XLARGE, 0), job("j2", LARGE, 1), job("j3", SMALL, 1));
         var config = config(cluster("east", 1, 4, T16, T8), cluster("west", 0, 4, T8));
