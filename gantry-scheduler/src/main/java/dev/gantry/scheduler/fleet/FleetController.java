@@ -72,8 +72,9 @@ public final class FleetController {
     }
 
     /**
-     * {@code observed} as placement should see it: instances this controller is draining are {@code DRAINING},
-     * ones still provisioning are added (with their expected ready time), terminated ones are removed.
+     * {@code observed} as placement should see it: instances this controller launched are in their cluster's pool,
+     * the ones it is draining are {@code DRAINING}, ones still provisioning are added (with their expected ready
+     * time), terminated ones are removed.
      */
     public synchronized Snapshot overlay(Snapshot observed) {
         List<Instance> instances = new ArrayList<>();
@@ -84,9 +85,13 @@ public final class FleetController {
                 continue;
             }
             Managed m = managed.get(i.id());
-            instances.add(m != null && m.state == InstanceState.DRAINING
-                    ? new Instance(i.id(), i.type(), i.pool(), InstanceState.DRAINING, i.running(), i.readyAt())
-                    : i);
+            if (m == null) {
+                instances.add(i);
+                continue;
+            }
+            // Ours: in its cluster's pool whatever the agent reported, and draining if we said so.
+            InstanceState state = m.state == InstanceState.DRAINING ? InstanceState.DRAINING : i.state();
+            instances.add(new Instance(i.id(), i.type(), m.cluster.pool(), state, i.running(), i.readyAt()));
         }
         for (Managed m : managed.values()) {
             if (!seen.contains(m.id) && m.state == InstanceState.PROVISIONING) {
@@ -99,8 +104,8 @@ public final class FleetController {
 
     /**
      * Brings the fleet in line with demand at {@code observed.now()}: notes which instances came up, went idle or
-     * vanished, then plans and launches, drains and terminates. When a type is short it is marked unavailable and
-     * the plan is made again at once, so the next type is asked for in the same tick.
+     * vanished, then plans and launches, drains and terminates. When a type is short (or its launch fails) it is
+     * marked unavailable and the plan is made again at once, so the next type is asked for in the same tick.
      *
      * @return what happened in this tick, in order
      */
@@ -108,7 +113,7 @@ public final class FleetController {
         Instant now = observed.now();
         List<FleetEvent> events = new ArrayList<>();
         reconcile(observed, events);
-        // Each retry follows a shortage, which marks one more (cluster, type) unavailable: the loop is bounded.
+        // Each retry follows a shortage or failure, which marks one more (cluster, type) unavailable: bounded.
         int attempts = config.clusters().stream().mapToInt(c -> c.types().size()).sum() + 1;
         for (int attempt = 0; attempt < attempts; attempt++) {
             Plan plan = Autoscaler.plan(overlay(observed), config, members(), availability);
@@ -197,7 +202,7 @@ public final class FleetController {
                         events.add(event(now, FleetEvent.Kind.LAUNCHED, m, l.reason()));
                     }
                     case FleetProvider.LaunchResult.InsufficientCapacity short_ -> {
-                        availability = availability.insufficientCapacity(cluster.name(), type.name(), now,
+                        availability = availability.unavailable(cluster.name(), type.name(), now,
                                 config.unavailableFor(), random);
                         events.add(new FleetEvent(now, FleetEvent.Kind.INSUFFICIENT_CAPACITY, cluster.name(),
                                 type.name(), "", short_.detail() + "; skipped until "
@@ -206,9 +211,14 @@ public final class FleetController {
                         return false;
                     }
                     case FleetProvider.LaunchResult.Failed failed -> {
+                        // Rested like a shortage, so a failing type or API is retried once per period, not every tick.
+                        availability = availability.unavailable(cluster.name(), type.name(), now,
+                                config.unavailableFor(), random);
                         events.add(new FleetEvent(now, FleetEvent.Kind.LAUNCH_FAILED, cluster.name(), type.name(),
-                                id, failed.reason()));
-                        return true; // TODO(#5): back off failed launches per type instead of retrying every tick
+                                id, failed.reason() + "; skipped until "
+                                + availability.unavailableUntil(cluster.name(), type.name()).orElseThrow()
+                                + ", falling back to the next type"));
+                        return false;
                     }
                 }
             }

@@ -15,7 +15,7 @@ public record FleetEvent(Instant at, Kind kind, String cluster, String type, Str
         LAUNCHED,
         /** The provider had none of a type: it is skipped for a while and the next type is tried at once. */
         INSUFFICIENT_CAPACITY,
-        /** The provider failed a launch for another reason; the next tick plans again. */
+        /** The provider failed a launch for another reason: the type rests like a short one, the next is tried. */
         LAUNCH_FAILED,
         /** An instance the fleet launched showed up ready. */
         READY,

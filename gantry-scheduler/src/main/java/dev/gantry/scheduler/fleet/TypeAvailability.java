@@ -8,8 +8,8 @@ import java.util.Optional;
 import java.util.random.RandomGenerator;
 
 /**
- * Which (cluster, instance type) pairs the provider recently could not supply. After "insufficient capacity" a type
- * is {@link State#UNAVAILABLE} until a jittered moment, then {@link State#PROBE}: one launch may try it again. A
+ * Which (cluster, instance type) pairs the provider recently could not supply. After "insufficient capacity" or a
+ * failed launch a type is {@link State#UNAVAILABLE} until a jittered moment, then {@link State#PROBE}: one launch may try it again. A
  * launch that succeeds clears it; another shortage marks it unavailable again. Immutable: every change returns a new
  * value, so a plan computed from one value cannot be changed under it. Reads no clock and draws randomness only from
  * the generator it is given.
@@ -52,8 +52,11 @@ public final class TypeAvailability {
         return Optional.ofNullable(unavailableUntil.get(new Key(cluster, type)));
     }
 
-    /** After the provider answered "insufficient capacity": skip the type for {@code base} ± the jitter. */
-    public TypeAvailability insufficientCapacity(String cluster, String type, Instant now, Duration base,
+    /**
+     * After the provider could not supply the type ("insufficient capacity", or a failed launch): skip it for
+     * {@code base} ± the jitter. This is also what bounds retries of a failing type to one per period.
+     */
+    public TypeAvailability unavailable(String cluster, String type, Instant now, Duration base,
                                                  RandomGenerator random) {
         long baseMillis = base.toMillis();
         long spread = baseMillis * JITTER_PERCENT / 100;

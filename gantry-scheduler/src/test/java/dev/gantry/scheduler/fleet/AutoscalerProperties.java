@@ -142,7 +142,7 @@ class AutoscalerProperties {
             RankedType t = c.types().get(s % c.types().size());
             // Half the shortages began long enough ago to be probed again, half are still resting.
             Instant since = s % 2 == 0 ? NOW.minus(Duration.ofMinutes(1)) : NOW.minus(Duration.ofMinutes(10));
-            availability = availability.insufficientCapacity(c.name(), t.name(), since, config.unavailableFor(), random);
+            availability = availability.unavailable(c.name(), t.name(), since, config.unavailableFor(), random);
         }
         return new Case(new Snapshot(pending, instances, OrgLimits.NONE, NOW), config, members, availability);
     }

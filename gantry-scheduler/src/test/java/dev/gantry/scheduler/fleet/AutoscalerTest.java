@@ -62,7 +62,7 @@ class AutoscalerTest {
 
     @Test
     void a_short_type_is_skipped_for_the_next_one_in_rank_and_the_reason_says_so() {
-        TypeAvailability shortOf16 = ALL.insufficientCapacity("a", "t16", at(0), Duration.ofMinutes(3),
+        TypeAvailability shortOf16 = ALL.unavailable("a", "t16", at(0), Duration.ofMinutes(3),
                 new SplittableRandom(1));
 
         Plan plan = Autoscaler.plan(snapshot(at(1), List.of(), job("j1", XLARGE, 0), job("j2", XLARGE, 0)),
@@ -74,7 +74,7 @@ class AutoscalerTest {
 
     @Test
     void once_its_rest_is_over_a_short_type_is_re_probed_with_a_single_instance() {
-        TypeAvailability shortOf16 = ALL.insufficientCapacity("a", "t16", at(0), Duration.ofMinutes(3),
+        TypeAvailability shortOf16 = ALL.unavailable("a", "t16", at(0), Duration.ofMinutes(3),
                 new SplittableRandom(1));
 
         Plan plan = Autoscaler.plan(snapshot(at(10), List.of(),
@@ -105,7 +105,7 @@ class AutoscalerTest {
         assertThat(spread.launches()).extracting(Plan.Launch::cluster, Plan.Launch::count)
                 .containsExactly(tuple("east", 2), tuple("west", 1));
 
-        TypeAvailability eastShort = ALL.insufficientCapacity("east", "t8", at(0), Duration.ofMinutes(3),
+        TypeAvailability eastShort = ALL.unavailable("east", "t8", at(0), Duration.ofMinutes(3),
                 new SplittableRandom(1));
         Plan failover = Autoscaler.plan(snapshot(at(0), List.of(),
                 job("j1", XLARGE, 0), job("j2", XLARGE, 1), job("j3", XLARGE, 2)), two, List.of(), eastShort);

@@ -207,4 +207,32 @@ class FleetControllerTest {
         assertThat(world.events).extracting(FleetEvent::kind, FleetEvent::instanceId).containsExactly(
                 tuple(FleetEvent.Kind.LOST, "east-1"), tuple(FleetEvent.Kind.LAUNCHED, "east-2"));
     }
+    @Test
+    void a_failing_launch_rests_its_type_so_a_broken_provider_is_asked_once_per_period_not_every_tick() {
+        List<String> asked = new ArrayList<>();
+        FleetProvider broken = new FleetProvider() {
+            @Override
+            public LaunchResult launch(String cluster, dev.gantry.scheduler.InstanceType type, String instanceId) {
+                asked.add(type.name());
+                return new LaunchResult.Failed("API says 500");
+            }
+
+            @Override
+            public void terminate(String instanceId) {
+            }
+        };
+        FleetConfig config = Fleets.config(Fleets.cluster("east", 1, 4, T16, T8));
+        FleetController controller = new FleetController(config, broken, new SplittableRandom(1));
+
+        List<FleetEvent> first = controller.tick(new Snapshot(List.of(), List.of(), OrgLimits.NONE, Fleets.T0));
+        assertThat(first).extracting(FleetEvent::kind, FleetEvent::type).containsExactly(
+                tuple(FleetEvent.Kind.LAUNCH_FAILED, "t16"), tuple(FleetEvent.Kind.LAUNCH_FAILED, "t8"));
+        for (int s = 10; s < 120; s += 10) {
+            controller.tick(new Snapshot(List.of(), List.of(), OrgLimits.NONE, Fleets.T0.plusSeconds(s)));
+        }
+        assertThat(asked).containsExactly("t16", "t8");
+
+        controller.tick(new Snapshot(List.of(), List.of(), OrgLimits.NONE, Fleets.T0.plus(Duration.ofMinutes(4))));
+        assertThat(asked).hasSize(4); // each type re-probed once after its rest
+    }
 }

@@ -15,7 +15,7 @@ class TypeAvailabilityTest {
 
     @Test
     void a_short_type_rests_for_the_base_period_give_or_take_the_jitter_then_may_be_probed_then_a_launch_clears_it() {
-        TypeAvailability shortOf = TypeAvailability.NONE.insufficientCapacity("a", "t16", at(0), BASE,
+        TypeAvailability shortOf = TypeAvailability.NONE.unavailable("a", "t16", at(0), BASE,
                 new SplittableRandom(3));
         Instant until = shortOf.unavailableUntil("a", "t16").orElseThrow();
 
@@ -33,14 +33,14 @@ class TypeAvailabilityTest {
         Set<Instant> ends = new HashSet<>();
         SplittableRandom random = new SplittableRandom(11);
         for (int i = 0; i < 20; i++) {
-            ends.add(TypeAvailability.NONE.insufficientCapacity("a", "t", at(0), BASE, random)
+            ends.add(TypeAvailability.NONE.unavailable("a", "t", at(0), BASE, random)
                     .unavailableUntil("a", "t").orElseThrow());
         }
         assertThat(ends).hasSizeGreaterThan(15);
 
-        Instant once = TypeAvailability.NONE.insufficientCapacity("a", "t", at(0), BASE, new SplittableRandom(5))
+        Instant once = TypeAvailability.NONE.unavailable("a", "t", at(0), BASE, new SplittableRandom(5))
                 .unavailableUntil("a", "t").orElseThrow();
-        Instant again = TypeAvailability.NONE.insufficientCapacity("a", "t", at(0), BASE, new SplittableRandom(5))
+        Instant again = TypeAvailability.NONE.unavailable("a", "t", at(0), BASE, new SplittableRandom(5))
                 .unavailableUntil("a", "t").orElseThrow();
         assertThat(once).isEqualTo(again);
     }
