@@ -1,0 +1,248 @@
+package dev.gantry.scheduler.fleet;
+
+import dev.gantry.scheduler.Instance;
+import dev.gantry.scheduler.InstanceState;
+import dev.gantry.scheduler.Snapshot;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.random.RandomGenerator;
+
+/**
+ * Runs the fleet: owns the instances it launched, their states and which types are short; on each {@link #tick} asks
+ * the {@link Autoscaler} for a plan and carries it out through the {@link FleetProvider}. Reads no clock (time comes
+ * with each snapshot) and draws jitter only from the generator it is given, so with {@link SimulatedProvider} and a
+ * virtual clock a run is deterministic; the server and the simulator use the same class.
+ *
+ * <p>Flow, once per scheduling round: build the observed snapshot (registered agents and their jobs), call
+ * {@link #overlay} and give the result to {@code Placement.place} (so draining instances get no job and provisioning
+ * ones count for estimates), then call {@link #tick} with the same observed snapshot. Instance ids are
+ * {@code <cluster>-<n>}; the agent of an instance must register under that name, which is how the controller learns
+ * it is up.
+ *
+ * <p>Thread-safe: every method is synchronized; the provider is called from {@link #tick} only.
+ */
+public final class FleetController {
+    /** How many events {@link #recentEvents} keeps. */
+    public static final int RECENT_EVENTS = 500;
+
+    private final FleetConfig config;
+    private final FleetProvider provider;
+    private final RandomGenerator random;
+    private final Map<String, Managed> managed = new LinkedHashMap<>();
+    private final Set<String> terminated = new HashSet<>();
+    private final Deque<FleetEvent> recent = new ArrayDeque<>();
+    private TypeAvailability availability = TypeAvailability.NONE;
+    private long nextId = 1;
+
+    /** An instance this controller launched and has not terminated. */
+    private static final class Managed {
+        final String id;
+        final Cluster cluster;
+        final RankedType type;
+        final Instant launchedAt;
+        final Optional<Instant> expectedReadyAt;
+        InstanceState state = InstanceState.PROVISIONING;
+        Optional<Instant> idleSince = Optional.empty();
+
+        Managed(String id, Cluster cluster, RankedType type, Instant launchedAt, Optional<Instant> expectedReadyAt) {
+            this.id = id;
+            this.launchedAt = launchedAt;
+            this.cluster = cluster;
+            this.type = type;
+            this.expectedReadyAt = expectedReadyAt;
+        }
+    }
+
+    /**
+     * @param random draws the jitter of unavailable periods: seeded in tests and the simulator, any generator in the
+     *               server
+     */
+    public FleetController(FleetConfig config, FleetProvider provider, RandomGenerator random) {
+        this.config = config;
+        this.provider = provider;
+        this.random = random;
+    }
+
+    /**
+     * {@code observed} as placement should see it: instances this controller launched are in their cluster's pool,
+     * the ones it is draining are {@code DRAINING}, ones still provisioning are added (with their expected ready
+     * time), terminated ones are removed.
+     */
+    public synchronized Snapshot overlay(Snapshot observed) {
+        List<Instance> instances = new ArrayList<>();
+        Set<String> seen = new HashSet<>();
+        for (Instance i : observed.instances()) {
+            seen.add(i.id());
+            if (terminated.contains(i.id())) {
+                continue;
+            }
+            Managed m = managed.get(i.id());
+            if (m == null) {
+                instances.add(i);
+                continue;
+            }
+            // Ours: in its cluster's pool whatever the agent reported, and draining if we said so.
+            InstanceState state = m.state == InstanceState.DRAINING ? InstanceState.DRAINING : i.state();
+            instances.add(new Instance(i.id(), i.type(), m.cluster.pool(), state, i.running(), i.readyAt()));
+        }
+        for (Managed m : managed.values()) {
+            if (!seen.contains(m.id) && m.state == InstanceState.PROVISIONING) {
+                instances.add(new Instance(m.id, m.type.type(), m.cluster.pool(), InstanceState.PROVISIONING,
+                        List.of(), m.expectedReadyAt));
+            }
+        }
+        return new Snapshot(observed.pending(), instances, observed.limits(), observed.now());
+    }
+
+    /**
+     * Brings the fleet in line with demand at {@code observed.now()}: notes which instances came up, went idle or
+     * vanished, then plans and launches, drains and terminates. When a type is short (or its launch fails) it is
+     * marked unavailable and the plan is made again at once, so the next type is asked for in the same tick.
+     *
+     * @return what happened in this tick, in order
+     */
+    public synchronized List<FleetEvent> tick(Snapshot observed) {
+        Instant now = observed.now();
+        List<FleetEvent> events = new ArrayList<>();
+        reconcile(observed, events);
+        // Each retry follows a shortage or failure, which marks one more (cluster, type) unavailable: bounded.
+        int attempts = config.clusters().stream().mapToInt(c -> c.types().size()).sum() + 1;
+        for (int attempt = 0; attempt < attempts; attempt++) {
+            Plan plan = Autoscaler.plan(overlay(observed), config, members(), availability);
+            if (attempt == 0) {
+                scaleIn(plan, now, events); // a re-plan only changes launches; its scale-ins were already applied
+            }
+            if (launch(plan, now, events)) {
+                break;
+            }
+        }
+        events.forEach(this::remember);
+        return events;
+    }
+
+    /** The last {@value #RECENT_EVENTS} events, oldest first. */
+    public synchronized List<FleetEvent> recentEvents() {
+        return List.copyOf(recent);
+    }
+
+    /** Which types are short now. */
+    public synchronized TypeAvailability availability() {
+        return availability;
+    }
+
+    /** The instances this controller runs and their states, by id. */
+    public synchronized Map<String, InstanceState> instances() {
+        Map<String, InstanceState> out = new LinkedHashMap<>();
+        managed.values().forEach(m -> out.put(m.id, m.state));
+        return out;
+    }
+
+    private void reconcile(Snapshot observed, List<FleetEvent> events) {
+        Instant now = observed.now();
+        Map<String, Instance> seen = new LinkedHashMap<>();
+        observed.instances().forEach(i -> seen.put(i.id(), i));
+        terminated.retainAll(seen.keySet()); // forget a terminated instance once it is gone from the snapshot
+        for (Managed m : List.copyOf(managed.values())) {
+            Instance i = seen.get(m.id);
+            if (i == null) {
+                if (m.state != InstanceState.PROVISIONING) {
+                    provider.terminate(m.id);
+                    managed.remove(m.id);
+                    events.add(event(now, FleetEvent.Kind.LOST, m, "no longer in the snapshot; cleaned up"));
+                }
+                continue;
+            }
+            if (m.state == InstanceState.PROVISIONING) {
+                m.state = InstanceState.READY;
+                events.add(event(now, FleetEvent.Kind.READY, m, "registered"));
+            }
+            m.idleSince = i.running().isEmpty() ? Optional.of(m.idleSince.orElse(now)) : Optional.empty();
+        }
+    }
+
+    private List<Member> members() {
+        return managed.values().stream().map(m -> new Member(m.id, m.cluster.name(), m.launchedAt, m.idleSince)).toList();
+    }
+
+    private void scaleIn(Plan plan, Instant now, List<FleetEvent> events) {
+        for (Plan.ScaleIn s : plan.scaleIns()) {
+            Managed m = managed.get(s.instanceId());
+            if (s.action() == Plan.ScaleIn.Action.DRAIN) {
+                m.state = InstanceState.DRAINING;
+                events.add(event(now, FleetEvent.Kind.DRAINING, m, s.reason()));
+            } else {
+                provider.terminate(m.id);
+                managed.remove(m.id);
+                terminated.add(m.id);
+                events.add(event(now, FleetEvent.Kind.TERMINATED, m, s.reason()));
+            }
+        }
+    }
+
+    /** Carries out the plan's launches; false when a shortage calls for a new plan. */
+    private boolean launch(Plan plan, Instant now, List<FleetEvent> events) {
+        for (Plan.Launch l : plan.launches()) {
+            Cluster cluster = config.cluster(l.cluster()).orElseThrow();
+            RankedType type = cluster.type(l.type()).orElseThrow();
+            for (int n = 0; n < l.count(); n++) {
+                String id = cluster.name() + "-" + nextId++;
+                switch (launchOne(cluster, type, id)) {
+                    case FleetProvider.LaunchResult.Launched launched -> {
+                        Managed m = new Managed(id, cluster, type, now, launched.expectedReadyAt());
+                        managed.put(id, m);
+                        availability = availability.launched(cluster.name(), type.name());
+                        events.add(event(now, FleetEvent.Kind.LAUNCHED, m, l.reason()));
+                    }
+                    case FleetProvider.LaunchResult.InsufficientCapacity short_ -> {
+                        availability = availability.unavailable(cluster.name(), type.name(), now,
+                                config.unavailableFor(), random);
+                        events.add(new FleetEvent(now, FleetEvent.Kind.INSUFFICIENT_CAPACITY, cluster.name(),
+                                type.name(), "", short_.detail() + "; skipped until "
+                                + availability.unavailableUntil(cluster.name(), type.name()).orElseThrow()
+                                + ", falling back to the next type"));
+                        return false;
+                    }
+                    case FleetProvider.LaunchResult.Failed failed -> {
+                        // Rested like a shortage, so a failing type or API is retried once per period, not every tick.
+                        availability = availability.unavailable(cluster.name(), type.name(), now,
+                                config.unavailableFor(), random);
+                        events.add(new FleetEvent(now, FleetEvent.Kind.LAUNCH_FAILED, cluster.name(), type.name(),
+                                id, failed.reason() + "; skipped until "
+                                + availability.unavailableUntil(cluster.name(), type.name()).orElseThrow()
+                                + ", falling back to the next type"));
+                        return false;
+                    }
+                }
+            }
+        }
+        return true;
+    }
+
+    /** The provider's answer; a provider that throws has failed the launch, which is recorded like any failure. */
+    private FleetProvider.LaunchResult launchOne(Cluster cluster, RankedType type, String id) {
+        try {
+            return provider.launch(cluster.name(), type.type(), id);
+        } catch (RuntimeException e) {
+            return new FleetProvider.LaunchResult.Failed("provider threw " + e);
+        }
+    }
+
+    private FleetEvent event(Instant now, FleetEvent.Kind kind, Managed m, String message) {
+        return new FleetEvent(now, kind, m.cluster.name(), m.type.name(), m.id, message);
+    }
+
+    private void remember(FleetEvent e) {
+        if (recent.size() == RECENT_EVENTS) {
+            recent.removeFirst();
+        }
+        recent.addLast(e);
+    }
+}
