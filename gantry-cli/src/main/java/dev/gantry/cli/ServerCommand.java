@@ -2,6 +2,7 @@ package dev.gantry.cli;
 
 import dev.gantry.db.DatabaseException;
 import dev.gantry.db.DatabaseSettings;
+import dev.gantry.scheduler.fleet.FleetConfig;
 import dev.gantry.queue.QueueException;
 import dev.gantry.server.GantryServer;
 import dev.gantry.server.ServerException;
@@ -36,11 +37,14 @@ final class ServerCommand implements Callable<Integer> {
     @Mixin
     PortOption port;
 
+    @Mixin
+    FleetOption fleet;
+
     @Override
     public Integer call() throws InterruptedException {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        GantryServer server = start(port.port(), err);
+        GantryServer server = start(port.port(), fleet.config(null), err);
         if (server == null) {
             return 1;
         }
@@ -60,14 +64,16 @@ final class ServerCommand implements Callable<Integer> {
     }
 
     /**
-     * Starts a server on {@code port} (null: from the environment) and the database the environment names, or
-     * reports why it cannot on {@code err} and returns null.
+     * Starts a server on {@code port} (null: from the environment) and the database the environment names,
+     * autoscaling {@code fleet} with local agents (null: none), or reports why it cannot on {@code err} and returns
+     * null.
      */
-    static GantryServer start(Integer port, PrintWriter err) {
+    static GantryServer start(Integer port, FleetConfig fleet, PrintWriter err) {
         try {
             ServerSettings settings = ServerSettings.fromEnvironment(System.getenv());
-            return GantryServer.start(port == null ? settings : settings.withPort(port),
-                    DatabaseSettings.fromEnvironment(System.getenv()));
+            DatabaseSettings database = DatabaseSettings.fromEnvironment(System.getenv());
+            return GantryServer.start(port == null ? settings : settings.withPort(port), database,
+                    FleetOption.local(fleet, database.home()));
         } catch (ServerException | DatabaseException | QueueException e) {
             err.println("gantry server: " + e.getMessage());
             err.flush();

@@ -3,6 +3,8 @@ package dev.gantry.cli;
 import dev.gantry.cli.client.GantryClient;
 import dev.gantry.cli.client.GantryClientException;
 import dev.gantry.cli.client.PipelineFollower;
+import dev.gantry.scheduler.fleet.Cluster;
+import dev.gantry.scheduler.fleet.FleetConfig;
 import dev.gantry.server.GantryServer;
 import dev.gantry.server.auth.TokenKind;
 import java.io.IOException;
@@ -16,16 +18,17 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code gantry up}: everything a newcomer needs in one command. Starts the server on its embedded PostgreSQL and
- * one local agent (a child process), makes the bundled example project a git repository and registers it, triggers
- * its pipeline, follows it on the terminal, and keeps running until Ctrl-C.
+ * {@code gantry up}: everything a newcomer needs in one command. Starts the server on its embedded PostgreSQL with
+ * an autoscaled fleet of local agents (child processes; the built-in fleet keeps one up and grows to four when jobs
+ * wait), makes the bundled example project a git repository and registers it, triggers its pipeline, follows it on
+ * the terminal, and keeps running until Ctrl-C.
  */
 @Command(name = "up", mixinStandardHelpOptions = true, versionProvider = GantryCommand.ManifestVersion.class,
-        description = {"Start Gantry with a local agent, run the example pipeline, and keep running until Ctrl-C.",
+        description = {"Start Gantry with an autoscaled fleet of local agents, run the example pipeline, and keep "
+                + "running until Ctrl-C.",
             "The server uses GANTRY_DATABASE_URL, else the embedded PostgreSQL under GANTRY_HOME (default ~/.gantry)."})
 final class UpCommand implements Callable<Integer> {
     @Spec
@@ -34,48 +37,36 @@ final class UpCommand implements Callable<Integer> {
     @Mixin
     PortOption port;
 
-    @Option(names = "--agent-cpu", paramLabel = "N", defaultValue = "4",
-            description = "CPUs the local agent offers (default ${DEFAULT-VALUE}: the example's small jobs take one "
-                    + "each, so four run at once).")
-    int agentCpu;
+    @Mixin
+    FleetOption fleet;
 
-    @Option(names = "--agent-memory", paramLabel = "GB", defaultValue = "8",
-            description = "Memory in GB the local agent offers (default ${DEFAULT-VALUE}).")
-    int agentMemoryGb;
-
-    @Option(names = "--no-example", description = "Start the server and the agent only.")
+    @Option(names = "--no-example", description = "Start the server and its fleet only.")
     boolean noExample;
 
     @Override
     public Integer call() throws InterruptedException {
-        if (agentCpu < 1 || agentMemoryGb < 1) {
-            throw new ParameterException(spec.commandLine(), "--agent-cpu and --agent-memory must be at least 1");
-        }
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        GantryServer server = ServerCommand.start(port.port(), err);
+        FleetConfig fleetConfig = fleet.config(FleetConfig.defaults());
+        GantryServer server = ServerCommand.start(port.port(), fleetConfig, err);
         if (server == null) {
             return 1;
         }
         Path home = server.tokenFile(TokenKind.ADMIN).getParent(); // the token files live in GANTRY_HOME
-        LocalAgent agent;
-        try {
-            agent = LocalAgent.start(server.url(), server.tokenFile(TokenKind.AGENT), home, agentCpu, agentMemoryGb);
-        } catch (IOException | RuntimeException e) {
-            err.println("gantry up: the local agent did not start: " + e.getMessage());
-            server.close();
-            return 1;
-        }
         CountDownLatch closed = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            agent.close();
             server.close();
             closed.countDown();
         }, "gantry-up-shutdown"));
         String token = read(server.tokenFile(TokenKind.ADMIN));
         out.println("Gantry listening on " + server.url());
         out.println("Admin API token: " + token + " (also in " + server.tokenFile(TokenKind.ADMIN) + ")");
-        out.println("Local agent: " + agentCpu + " CPUs, " + agentMemoryGb + " GB; its log is " + agent.log());
+        for (Cluster cluster : fleetConfig.clusters()) {
+            out.println("Fleet: cluster " + cluster.name() + " (pool " + cluster.pool() + "), " + cluster.min() + " to "
+                    + cluster.max() + " local agents of " + cluster.types().stream()
+                            .map(t -> t.type().name() + " " + t.type().capacity()).toList()
+                    + "; their logs are in " + home.resolve("logs"));
+        }
         out.flush();
         if (!noExample) {
             try {

@@ -9,11 +9,14 @@ import dev.gantry.queue.Shards;
 import dev.gantry.queue.Worker;
 import dev.gantry.scheduler.OrgLimits;
 import dev.gantry.server.agent.AgentApi;
+import dev.gantry.server.agent.OpenClaims;
 import dev.gantry.server.agent.TaskWakeups;
 import dev.gantry.server.auth.AdminAuthentication;
 import dev.gantry.server.auth.AgentAuthentication;
 import dev.gantry.server.auth.ServerTokens;
 import dev.gantry.server.auth.TokenKind;
+import dev.gantry.server.fleet.Autoscaling;
+import dev.gantry.server.fleet.FleetInsights;
 import dev.gantry.server.fleet.FleetSnapshots;
 import dev.gantry.server.fleet.FleetView;
 import dev.gantry.server.fleet.ImagePools;
@@ -108,9 +111,14 @@ public final class GantryServer implements AutoCloseable {
      * @throws ServerStartException            if the server does not
      */
     public static GantryServer start(ServerSettings settings, DatabaseSettings database) {
+        return start(settings, database, null);
+    }
+
+    /** As {@link #start(ServerSettings, DatabaseSettings)}, autoscaling the fleet {@code fleet} (null: no autoscaling). */
+    public static GantryServer start(ServerSettings settings, DatabaseSettings database, Autoscaling.Setup fleet) {
         Database started = Database.start(database);
         try {
-            return start(settings, started.getDataSource(), database.home(), started, true);
+            return start(settings, started.getDataSource(), database.home(), started, true, fleet);
         } catch (RuntimeException failure) {
             started.close();
             throw failure;
@@ -124,16 +132,22 @@ public final class GantryServer implements AutoCloseable {
      * @throws ServerStartException if the server does not start
      */
     public static GantryServer start(ServerSettings settings, DataSource dataSource, Path home) {
-        return start(settings, dataSource, home, null, true);
+        return start(settings, dataSource, home, null);
+    }
+
+    /** As {@link #start(ServerSettings, DataSource, Path)}, autoscaling {@code fleet} (null: no autoscaling). */
+    public static GantryServer start(ServerSettings settings, DataSource dataSource, Path home,
+                                     Autoscaling.Setup fleet) {
+        return start(settings, dataSource, home, null, true, fleet);
     }
 
     /** A server without the plan builder, for tests that consume the plan messages themselves. */
     static GantryServer startWithoutPlanBuilder(ServerSettings settings, DataSource dataSource, Path home) {
-        return start(settings, dataSource, home, null, false);
+        return start(settings, dataSource, home, null, false, null);
     }
 
     private static GantryServer start(ServerSettings settings, DataSource dataSource, Path home, Database owned,
-                                      boolean planPipelines) {
+                                      boolean planPipelines, Autoscaling.Setup fleetSetup) {
         Objects.requireNonNull(settings, "settings");
         Objects.requireNonNull(home, "home");
         InstantSource clock = InstantSource.system();
@@ -146,10 +160,14 @@ public final class GantryServer implements AutoCloseable {
         // Job output, caches, workspaces and artifacts live under $GANTRY_HOME (docs/agent-protocol.md).
         OutputStore output = new FileOutputStore(home.resolve("output"));
         FileBlobStore blobs = new FileBlobStore(home);
-        FleetSnapshots fleet = new FleetSnapshots(ResourceClasses.TABLE, ImagePools.standard(), OrgLimits.NONE,
-                settings.agent().heartbeatInterval().multipliedBy(3), List::of);
-        AgentApi agents = new AgentApi(jdbi, queues, settings.agent(), new SchedulerMatcher(fleet, clock), blobs, output,
-                new AgentAuthentication(tokens.hash(TokenKind.AGENT)), clock);
+        Autoscaling autoscaling = fleetSetup == null ? null : new Autoscaling(fleetSetup, jdbi, clock);
+        OpenClaims claiming = new OpenClaims();
+        FleetSnapshots fleet = new FleetSnapshots(ResourceClasses.TABLE,
+                fleetSetup == null ? ImagePools.standard() : new ImagePools(fleetSetup.config()),
+                OrgLimits.NONE, settings.agent().heartbeatInterval().multipliedBy(3),
+                autoscaling == null ? FleetSnapshots.Overlay.NONE : autoscaling, claiming);
+        AgentApi agents = new AgentApi(jdbi, queues, settings.agent(), new SchedulerMatcher(fleet, clock), claiming,
+                blobs, output, new AgentAuthentication(tokens.hash(TokenKind.AGENT)), clock);
         ResultsApi results = new ResultsApi(jdbi, blobs, output);
         Runnable tasksQueued = agents.wakeups()::tasksQueued;
         String instance = ServerInstance.id(home);
@@ -166,9 +184,13 @@ public final class GantryServer implements AutoCloseable {
                     new PipelineRoutes(new PipelineTriggers(jdbi, queues, clock)),
                     new WorkflowRoutes(new Workflows(jdbi)), new JobRoutes(jdbi, new FleetView(fleet), clock),
                     new WorkflowCommandRoutes(new WorkflowCommands(jdbi, clock, tasksQueued)),
-                    new QueueInsights(jdbi, fleet, clock), agents, results);
+                    new QueueInsights(jdbi, fleet, clock), new FleetInsights(autoscaling), agents, results);
             startHttp(http, settings);
             agents.start();
+            if (autoscaling != null) {
+                queueLoops.addFirst(autoscaling); // first to stop: it stops the agents it started
+                autoscaling.start(fleet, URI.create("http://" + ServerSettings.HOST + ":" + http.port()));
+            }
             queueLoops.add(queueMaintenance); // last: it keeps the queue healthy while the workers stop
             GantryServer server = new GantryServer(http, queues, List.copyOf(queueLoops), owned, tokens, agents,
                     results);
@@ -219,7 +241,7 @@ public final class GantryServer implements AutoCloseable {
 
     /** {@code http://127.0.0.1:PORT}, where the API is. */
     public URI url() {
-        return URI.create("http://" + ServerSettings.HOST + ":" + port());
+        return URI.create("http://" + ServerSettings.HOST + ":" + port()); // as the autoscaler's agents are told
     }
 
     /** Where the token of {@code kind} is for the operator: {@code $GANTRY_HOME/admin-token} or {@code agent-token}. */

@@ -4,6 +4,7 @@ import dev.gantry.server.agent.AgentApi;
 import dev.gantry.server.auth.AdminAuthentication;
 import dev.gantry.server.http.ErrorResponses;
 import dev.gantry.server.http.JsonBody;
+import dev.gantry.server.fleet.FleetInsights;
 import dev.gantry.server.fleet.QueueInsights;
 import dev.gantry.server.job.JobRoutes;
 import dev.gantry.server.orchestrator.WorkflowCommandRoutes;
@@ -27,8 +28,8 @@ final class HttpApi {
     /** A Javalin instance for {@link ServerSettings#HOST} and {@code port}, not started yet. */
     static Javalin create(int port, AdminAuthentication authentication, ProjectRoutes projects,
                           PipelineRoutes pipelines, WorkflowRoutes workflows, JobRoutes jobs,
-                          WorkflowCommandRoutes workflowCommands, QueueInsights insights, AgentApi agents,
-                          ResultsApi results) {
+                          WorkflowCommandRoutes workflowCommands, QueueInsights queueInsights,
+                          FleetInsights fleetInsights, AgentApi agents, ResultsApi results) {
         ErrorResponses errors = new ErrorResponses();
         return Javalin.create(config -> {
             config.jetty.host = ServerSettings.HOST;
@@ -52,7 +53,8 @@ final class HttpApi {
             config.routes.post("/api/v2/workflow/{id}/rerun", workflowCommands::rerun);
             config.routes.post("/api/v2/workflow/{id}/approve/{approval_request_id}", workflowCommands::approve);
             config.routes.get("/api/v2/project/{vcs}/{org}/{name}/job/{number}", jobs::get);
-            config.routes.get("/api/v2/insights/queue", insights::get);
+            config.routes.get("/api/v2/insights/queue", queueInsights::get);
+            config.routes.get("/api/v2/insights/fleet", fleetInsights::get);
             results.addRoutes(config.routes);
             agents.addRoutes(config.routes);
 

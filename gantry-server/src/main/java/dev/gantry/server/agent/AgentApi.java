@@ -33,15 +33,16 @@ public final class AgentApi implements AutoCloseable {
     private final WorkspaceRoutes workspaces;
 
     /**
-     * @param matcher which queued task a claim gets ({@link FifoMatcher} today)
+     * @param matcher  which queued task a claim gets
+     * @param claiming where claims note that they are open, for the scheduler's snapshot
      * @param blobs   where caches, workspace layers and artifacts go
      * @param output  where the nodes' output goes
      */
-    public AgentApi(Jdbi jdbi, Queues queues, AgentSettings settings, TaskMatcher matcher, BlobStore blobs,
-                    OutputStore output, AgentAuthentication authentication, InstantSource clock) {
+    public AgentApi(Jdbi jdbi, Queues queues, AgentSettings settings, TaskMatcher matcher, OpenClaims claiming,
+                    BlobStore blobs, OutputStore output, AgentAuthentication authentication, InstantSource clock) {
         this.authentication = authentication;
         Leases leases = new Leases(jdbi, queues, settings, clock);
-        this.agents = new AgentRoutes(new Claims(jdbi, settings, matcher, wakeups, clock), leases, output, settings,
+        this.agents = new AgentRoutes(new Claims(jdbi, settings, matcher, wakeups, claiming, clock), leases, output, settings,
                 waiters);
         this.reports = new TaskReportRoutes(jdbi, leases, blobs, clock);
         this.caches = new CacheRoutes(jdbi, leases, blobs, clock);

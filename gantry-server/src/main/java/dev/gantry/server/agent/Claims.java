@@ -7,10 +7,8 @@ import java.time.Instant;
 import java.time.InstantSource;
 import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
-import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
 
@@ -30,10 +28,11 @@ final class Claims {
     private final TaskMatcher matcher;
     private final TaskWakeups wakeups;
     private final InstantSource clock;
-    /** The agents with a claim open in this process, and how many each has: live, whenever they were last seen. */
-    private final Map<UUID, Integer> claiming = new ConcurrentHashMap<>();
+    private final OpenClaims claiming;
 
-    Claims(Jdbi jdbi, AgentSettings settings, TaskMatcher matcher, TaskWakeups wakeups, InstantSource clock) {
+    Claims(Jdbi jdbi, AgentSettings settings, TaskMatcher matcher, TaskWakeups wakeups, OpenClaims claiming,
+           InstantSource clock) {
+        this.claiming = claiming;
         this.jdbi = jdbi;
         this.settings = settings;
         this.matcher = matcher;
@@ -56,11 +55,11 @@ final class Claims {
      * @throws ApiException 404 for an unknown agent
      */
     Optional<ObjectNode> claim(UUID agentId, FreeResources free) throws InterruptedException {
-        claiming.merge(agentId, 1, Integer::sum);
+        claiming.opened(agentId);
         try {
             return awaitTask(agentId, free);
         } finally {
-            claiming.computeIfPresent(agentId, (id, open) -> open == 1 ? null : open - 1);
+            claiming.closed(agentId);
         }
     }
 
@@ -90,7 +89,7 @@ final class Claims {
         if (firstLook && h.attach(AgentDao.class).seen(agentId, now.atOffset(ZoneOffset.UTC)) == 0) {
             throw ApiException.notFound("no agent " + agentId + "; register again");
         }
-        Optional<TaskKey> picked = matcher.pick(h, new TaskMatcher.Claimant(agentId, free, claiming.keySet()));
+        Optional<TaskKey> picked = matcher.pick(h, new TaskMatcher.Claimant(agentId, free));
         if (picked.isEmpty()) {
             return Optional.empty();
         }

@@ -1,7 +1,6 @@
 package dev.gantry.server.agent;
 
 import java.util.Optional;
-import java.util.Set;
 import java.util.UUID;
 import org.jdbi.v3.core.Handle;
 
@@ -12,11 +11,8 @@ import org.jdbi.v3.core.Handle;
  * that task to {@code running}; a matcher changes nothing itself. Implementations are thread-safe.
  */
 public interface TaskMatcher {
-    /** The agent asking: its id, what it has free now, and which agents have a claim open in this process. */
-    record Claimant(UUID agentId, FreeResources free, Set<UUID> claiming) {
-        public Claimant {
-            claiming = Set.copyOf(claiming);
-        }
+    /** The agent asking: its id and what it has free now. */
+    record Claimant(UUID agentId, FreeResources free) {
     }
 
     /**

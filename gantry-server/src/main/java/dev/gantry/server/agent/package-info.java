@@ -2,8 +2,8 @@
  * The server side of the agent protocol (docs/agent-protocol.md), under {@code /api/agent/v1} behind the agent token.
  *
  * <p>Flow: an agent registers ({@link dev.gantry.server.agent.AgentApi}), then long-polls for a claim. A claim is one
- * transaction: a {@link dev.gantry.server.agent.TaskMatcher} ({@link dev.gantry.server.agent.FifoMatcher} today)
- * picks and locks a queued task with {@code SKIP LOCKED}, the task moves to {@code running} under a new lease, and
+ * transaction: a {@link dev.gantry.server.agent.TaskMatcher} (the fleet scheduler's
+ * {@link dev.gantry.server.fleet.SchedulerMatcher}) picks and locks a queued task with {@code SKIP LOCKED}, the task moves to {@code running} under a new lease, and
  * its job to {@code running}. With nothing to hand out, the claim waits for
  * {@link dev.gantry.server.agent.TaskWakeups#tasksQueued()} (called by whoever queues tasks, after its commit) or
  * its one-second re-check. Every later call about the task carries the lease; a call with any other lease is 409,

@@ -10,6 +10,7 @@ import dev.gantry.scheduler.ResourceClasses;
 import dev.gantry.scheduler.Resources;
 import dev.gantry.scheduler.RunningJob;
 import dev.gantry.scheduler.Snapshot;
+import dev.gantry.server.agent.OpenClaims;
 import dev.gantry.server.agent.TaskKey;
 import java.time.Duration;
 import java.time.Instant;
@@ -23,16 +24,16 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
-import java.util.function.Supplier;
 import org.jdbi.v3.core.Handle;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Reads the scheduler's {@link Snapshot} from the database: every queued task as a pending job (its id is the
- * {@link TaskKey}'s text), every live agent as a ready instance (its id is the agent's) with the tasks it runs, and the
- * instances the autoscaler is still starting. An agent is live while it has a claim open here or was seen (a claim or
- * a heartbeat) within {@code seenWithin}; a dead agent drops out after that and attracts nothing. Thread-safe.
+ * {@link TaskKey}'s text), every live agent as a ready instance (its id is the agent's) with the tasks it runs, and,
+ * through the {@link Overlay}, what the autoscaler knows: instances still starting, instances draining. An agent is
+ * live while it has a claim open here or was seen (a claim or a heartbeat) within {@code seenWithin}; a dead agent
+ * drops out after that and attracts nothing. Thread-safe.
  */
 public final class FleetSnapshots {
     /** The disk of an agent that did not say how much it has: enough that disk never limits it. */
@@ -44,38 +45,62 @@ public final class FleetSnapshots {
     private final ImagePools pools;
     private final OrgLimits limits;
     private final Duration seenWithin;
-    private final Supplier<List<Instance>> starting;
+    private final Overlay overlay;
+    private final OpenClaims claiming;
     private final ExpectedDurations durations = new ExpectedDurations();
+
+    /** What the autoscaler adds to what the database shows; {@link #NONE} without one. */
+    public interface Overlay {
+        Overlay NONE = (observed, agentNames) -> observed;
+
+        /** {@code observed} as placement should see it; {@code agentNames}: each agent instance's name, by id. */
+        Snapshot apply(Snapshot observed, Map<String, String> agentNames);
+    }
+
+    /** A snapshot as the database shows it, with each agent's name by instance id. */
+    public record Observed(Snapshot snapshot, Map<String, String> agentNames) {
+    }
 
     /**
      * @param seenWithin how recently an agent without an open claim must have been seen to count as live
-     * @param starting   instances being provisioned that have no agent yet (the autoscaler's), for estimates
+     * @param claiming   the agents with a claim open in this process, live whenever they were last seen
      */
     public FleetSnapshots(ResourceClasses classes, ImagePools pools, OrgLimits limits, Duration seenWithin,
-                          Supplier<List<Instance>> starting) {
+                          Overlay overlay, OpenClaims claiming) {
+        this.claiming = Objects.requireNonNull(claiming, "claiming");
         this.classes = Objects.requireNonNull(classes, "classes");
         this.pools = Objects.requireNonNull(pools, "pools");
         this.limits = Objects.requireNonNull(limits, "limits");
         this.seenWithin = Objects.requireNonNull(seenWithin, "seenWithin");
-        this.starting = Objects.requireNonNull(starting, "starting");
+        this.overlay = Objects.requireNonNull(overlay, "overlay");
     }
 
-    /** The snapshot at {@code now}, read in {@code h}'s transaction; {@code claiming}: agents with a claim open now. */
-    public Snapshot load(Handle h, Instant now, Set<UUID> claiming) {
-        return load(h, h.attach(FleetDao.class).queuedTasks(), now, claiming);
+    /** The snapshot at {@code now}, read in {@code h}'s transaction. */
+    public Snapshot load(Handle h, Instant now) {
+        Observed observed = observe(h, h.attach(FleetDao.class).queuedTasks(), now);
+        return overlay.apply(observed.snapshot(), observed.agentNames());
     }
 
     /** As {@link #load}, or empty without reading further when no task is queued: a claim's common case. */
-    public Optional<Snapshot> loadIfPending(Handle h, Instant now, Set<UUID> claiming) {
+    public Optional<Snapshot> loadIfPending(Handle h, Instant now) {
         List<FleetDao.QueuedTask> queued = h.attach(FleetDao.class).queuedTasks();
-        return queued.isEmpty() ? Optional.empty() : Optional.of(load(h, queued, now, claiming));
+        if (queued.isEmpty()) {
+            return Optional.empty();
+        }
+        Observed observed = observe(h, queued, now);
+        return Optional.of(overlay.apply(observed.snapshot(), observed.agentNames()));
     }
 
-    private Snapshot load(Handle h, List<FleetDao.QueuedTask> queued, Instant now, Set<UUID> claiming) {
+    /** What the database shows, without the overlay: what the autoscaler itself observes. */
+    public Observed observe(Handle h, Instant now) {
+        return observe(h, h.attach(FleetDao.class).queuedTasks(), now);
+    }
+
+    private Observed observe(Handle h, List<FleetDao.QueuedTask> queued, Instant now) {
         FleetDao dao = h.attach(FleetDao.class);
         List<FleetDao.RunningTask> running = dao.runningTasks();
         List<FleetDao.AgentRow> agents = dao.agents(now.minus(seenWithin).atOffset(ZoneOffset.UTC),
-                claiming.toArray(UUID[]::new));
+                claiming.agents().toArray(UUID[]::new));
         Set<ExpectedDurations.Key> keys = new LinkedHashSet<>();
         queued.forEach(t -> keys.add(new ExpectedDurations.Key(t.projectId(), t.name())));
         running.forEach(t -> keys.add(new ExpectedDurations.Key(t.projectId(), t.name())));
@@ -98,13 +123,14 @@ public final class FleetSnapshots {
                     duration.map(started::plus)));
         }
         List<Instance> instances = new ArrayList<>(agents.size());
+        Map<String, String> names = new HashMap<>();
         for (FleetDao.AgentRow agent : agents) {
             List<RunningJob> jobs = runningByAgent.getOrDefault(agent.id(), List.of());
             instances.add(new Instance(agent.id().toString(), typeOf(agent, jobs), agent.pool(), InstanceState.READY,
                     jobs, Optional.empty()));
+            names.put(agent.id().toString(), agent.name());
         }
-        instances.addAll(starting.get());
-        return new Snapshot(pending, instances, limits, now);
+        return new Observed(new Snapshot(pending, instances, limits, now), names);
     }
 
     /** The job's class from the table; a class the table no longer has keeps the size the job was planned with. */

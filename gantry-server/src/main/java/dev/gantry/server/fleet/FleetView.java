@@ -7,7 +7,6 @@ import dev.gantry.scheduler.Waiting;
 import dev.gantry.server.agent.TaskKey;
 import java.time.Instant;
 import java.util.Optional;
-import java.util.Set;
 import java.util.UUID;
 import org.jdbi.v3.core.Handle;
 
@@ -34,7 +33,7 @@ public final class FleetView {
 
     /** The placement of the first of {@code jobId}'s tasks that is still queued; empty when none is. */
     public Optional<JobPlacement> placementOf(Handle h, UUID jobId, Instant now) {
-        Snapshot snapshot = snapshots.load(h, now, Set.of());
+        Snapshot snapshot = snapshots.load(h, now);
         Decision decision = Placement.place(snapshot);
         String prefix = jobId + "/";
         Optional<JobPlacement> waits = decision.waiting().stream()

@@ -18,7 +18,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
 import org.jdbi.v3.core.Jdbi;
@@ -100,7 +99,7 @@ public final class QueueInsights {
 
     InsightsJson read(Instant now) {
         return jdbi.inTransaction(TransactionIsolationLevel.REPEATABLE_READ, h -> {
-            Snapshot snapshot = snapshots.load(h, now, Set.of());
+            Snapshot snapshot = snapshots.load(h, now);
             Decision decision = Placement.place(snapshot);
             List<Dao.WaitRow> waits = h.attach(Dao.class).waits(now.atOffset(ZoneOffset.UTC),
                     now.minus(Duration.ofDays(1)).atOffset(ZoneOffset.UTC), WINDOWS.keySet().toArray(String[]::new),

@@ -54,7 +54,7 @@ public final class SchedulerMatcher implements TaskMatcher {
     @Override
     public Optional<TaskKey> pick(Handle h, Claimant claimant) {
         String agent = claimant.agentId().toString();
-        Optional<Snapshot> loaded = snapshots.loadIfPending(h, clock.instant(), claimant.claiming());
+        Optional<Snapshot> loaded = snapshots.loadIfPending(h, clock.instant());
         if (loaded.isEmpty()) {
             return Optional.empty();
         }
