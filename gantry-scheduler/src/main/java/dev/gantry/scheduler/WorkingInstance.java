@@ -2,6 +2,7 @@ package dev.gantry.scheduler;
 
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
@@ -9,26 +10,45 @@ import java.util.Optional;
 /**
  * An instance as one {@link Placement#place} call sees it while it places jobs: its free capacity shrinks and its
  * list of jobs grows as jobs are assigned to it. Lives for one call on one thread; never escapes.
+ *
+ * <p>Cheap to make, since a call makes one per instance of the snapshot: the running jobs stay in the snapshot's
+ * {@link Instance}, and only the jobs placed by this call are kept here.
  */
 final class WorkingInstance {
     /** A job on the instance, running before the call or placed by it, and when it is expected to give back what it holds. */
     record Occupant(Resources holds, String organization, Optional<Instant> expectedEnd) {
     }
 
+    private static final Comparator<Occupant> BY_EXPECTED_END =
+            Comparator.comparing(o -> o.expectedEnd().orElseThrow());
+
     private final Instance instance;
-    private final List<Occupant> occupants = new ArrayList<>();
+    /** Rank of the id among the snapshot's instances: comparing ordinals compares ids. */
+    private final int ordinal;
+    private final List<Occupant> placed = new ArrayList<>(0);
     private Resources free;
 
-    WorkingInstance(Instance instance) {
+    WorkingInstance(Instance instance, int ordinal) {
         this.instance = instance;
-        this.free = instance.free();
+        this.ordinal = ordinal;
+        Resources cap = instance.type().capacity();
+        int vcpu = cap.vcpu();
+        int memoryMb = cap.memoryMb();
+        int diskGb = cap.diskGb();
         for (RunningJob job : instance.running()) {
-            occupants.add(new Occupant(job.holds(), job.organization(), job.expectedEnd()));
+            vcpu -= job.holds().vcpu();
+            memoryMb -= job.holds().memoryMb();
+            diskGb -= job.holds().diskGb();
         }
+        this.free = new Resources(vcpu, memoryMb, diskGb);
     }
 
     String id() {
         return instance.id();
+    }
+
+    int ordinal() {
+        return ordinal;
     }
 
     String pool() {
@@ -43,8 +63,18 @@ final class WorkingInstance {
         return instance.type().capacity();
     }
 
-    List<Occupant> occupants() {
-        return occupants;
+    Resources free() {
+        return free;
+    }
+
+    /** The jobs that were running when the snapshot was taken. */
+    List<RunningJob> running() {
+        return instance.running();
+    }
+
+    /** The jobs this call has placed here so far. */
+    List<Occupant> placed() {
+        return placed;
     }
 
     /** Could take {@code demand} right now. */
@@ -59,7 +89,7 @@ final class WorkingInstance {
 
     void place(Resources demand, String organization, Optional<Instant> expectedEnd) {
         free = free.minus(demand);
-        occupants.add(new Occupant(demand, organization, expectedEnd));
+        placed.add(new Occupant(demand, organization, expectedEnd));
     }
 
     /**
@@ -89,18 +119,36 @@ final class WorkingInstance {
         if (free.fits(demand)) {
             return Optional.of(now);
         }
-        List<Occupant> ending = occupants.stream()
-                .filter(o -> o.expectedEnd().isPresent())
-                .sorted(Comparator.comparing(o -> o.expectedEnd().orElseThrow()))
-                .toList();
-        Resources freed = free;
+        Occupant[] ending = endingOccupants();
+        Arrays.sort(ending, BY_EXPECTED_END);
+        int vcpu = free.vcpu();
+        int memoryMb = free.memoryMb();
+        int diskGb = free.diskGb();
         for (Occupant o : ending) {
-            freed = freed.plus(o.holds());
-            if (freed.fits(demand)) {
+            vcpu += o.holds().vcpu();
+            memoryMb += o.holds().memoryMb();
+            diskGb += o.holds().diskGb();
+            if (demand.vcpu() <= vcpu && demand.memoryMb() <= memoryMb && demand.diskGb() <= diskGb) {
                 return Optional.of(latest(o.expectedEnd().orElseThrow(), now));
             }
         }
         return Optional.empty();
+    }
+
+    /** Running and placed jobs with an expected end, unsorted. */
+    private Occupant[] endingOccupants() {
+        List<Occupant> ending = new ArrayList<>(instance.running().size() + placed.size());
+        for (RunningJob job : instance.running()) {
+            if (job.expectedEnd().isPresent()) {
+                ending.add(new Occupant(job.holds(), job.organization(), job.expectedEnd()));
+            }
+        }
+        for (Occupant o : placed) {
+            if (o.expectedEnd().isPresent()) {
+                ending.add(o);
+            }
+        }
+        return ending.toArray(Occupant[]::new);
     }
 
     private static Instant latest(Instant a, Instant b) {
