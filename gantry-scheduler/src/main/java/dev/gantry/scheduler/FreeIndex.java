@@ -2,11 +2,9 @@ package dev.gantry.scheduler;
 
 import java.util.ArrayList;
 import java.util.BitSet;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 
 /**
  * The ready instances with room, indexed for best fit: per pool, per capacity, per exact free capacity, the set of
@@ -14,22 +12,21 @@ import java.util.TreeMap;
  * capacity strand exactly the same fraction for any job, so best fit only has to score one instance per distinct
  * free capacity, the one with the smallest id, rather than every instance. How many distinct free capacities there
  * are depends on the resource classes, not on the number of instances: a 16-vCPU type running default classes has
- * at most 16. Within a capacity the free capacities are ordered by vCPU, so those with too few vCPU are never looked
- * at.
+ * at most 16. The result does not depend on the order the free capacities are looked at in, since equal scores are
+ * broken by id.
  *
  * <p>An instance leaves the index when any dimension of its free capacity reaches zero, since every class demands
  * some of each. Lives for one {@link Placement#place} call on one thread.
  */
 final class FreeIndex {
-    private static final Comparator<Resources> BY_VCPU_MEMORY_DISK = Comparator.comparingInt(Resources::vcpu)
-            .thenComparingInt(Resources::memoryMb).thenComparingInt(Resources::diskGb);
-
     /** Instances of one capacity in one pool, grouped by free capacity. */
-    private record Group(Resources capacity, TreeMap<Resources, BitSet> byFree) {
+    private record Group(Resources capacity, Map<Resources, BitSet> byFree) {
     }
 
     private final WorkingInstance[] byOrdinal;
     private final Map<String, List<Group>> groupsByPool = new HashMap<>();
+    private Group last;
+    private String lastPool;
 
     /** Indexes the ready instances of {@code byOrdinal} that have room for something. */
     FreeIndex(WorkingInstance[] byOrdinal) {
@@ -51,12 +48,11 @@ final class FreeIndex {
         int skip = excluded == null ? -1 : excluded.ordinal();
         WorkingInstance best = null;
         double bestLeftover = 0;
-        Resources from = new Resources(demand.vcpu(), 0, 0);
         for (Group g : groups) {
             if (!g.capacity().fits(demand)) {
                 continue;
             }
-            for (Map.Entry<Resources, BitSet> e : g.byFree().tailMap(from, true).entrySet()) {
+            for (Map.Entry<Resources, BitSet> e : g.byFree().entrySet()) {
                 if (!e.getKey().fits(demand)) {
                     continue;
                 }
@@ -85,7 +81,7 @@ final class FreeIndex {
         if (!indexable(instance)) {
             return;
         }
-        TreeMap<Resources, BitSet> byFree = group(instance).byFree();
+        Map<Resources, BitSet> byFree = group(instance).byFree();
         BitSet members = byFree.get(instance.free());
         members.clear(instance.ordinal());
         if (members.isEmpty()) {
@@ -106,13 +102,23 @@ final class FreeIndex {
     }
 
     private Group group(WorkingInstance instance) {
+        // Consecutive instances are usually of the same pool and type.
+        if (last != null && last.capacity().equals(instance.capacity()) && lastPool.equals(instance.pool())) {
+            return last;
+        }
+        last = findOrAddGroup(instance);
+        lastPool = instance.pool();
+        return last;
+    }
+
+    private Group findOrAddGroup(WorkingInstance instance) {
         List<Group> groups = groupsByPool.computeIfAbsent(instance.pool(), p -> new ArrayList<>(2));
         for (Group g : groups) {
             if (g.capacity().equals(instance.capacity())) {
                 return g;
             }
         }
-        Group g = new Group(instance.capacity(), new TreeMap<>(BY_VCPU_MEMORY_DISK));
+        Group g = new Group(instance.capacity(), new HashMap<>());
         groups.add(g);
         return g;
     }

@@ -79,14 +79,19 @@ public final class Placement {
             free = new FreeIndex(byOrdinal);
             Map<String, Integer> limits = snapshot.limits().maxConcurrentJobs();
             if (!limits.isEmpty()) {
-                // Only limited organisations are ever looked up.
+                // Only limited organisations are ever looked up. A HashMap, because it compares hashes before
+                // strings, while the immutable map of the limits compares the strings; this loop sees every running job.
+                Map<String, int[]> counts = new HashMap<>();
+                limits.keySet().forEach(org -> counts.put(org, new int[1]));
                 for (Instance i : sorted) {
                     for (RunningJob job : i.running()) {
-                        if (limits.containsKey(job.organization())) {
-                            runningPerOrg.merge(job.organization(), 1, Integer::sum);
+                        int[] count = counts.get(job.organization());
+                        if (count != null) {
+                            count[0]++;
                         }
                     }
                 }
+                counts.forEach((org, count) -> runningPerOrg.put(org, count[0]));
             }
         }
 

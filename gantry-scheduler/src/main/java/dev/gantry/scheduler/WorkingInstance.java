@@ -25,7 +25,8 @@ final class WorkingInstance {
     private final Instance instance;
     /** Rank of the id among the snapshot's instances: comparing ordinals compares ids. */
     private final int ordinal;
-    private final List<Occupant> placed = new ArrayList<>(0);
+    /** Null until a job is placed here: most instances never get one in a call. */
+    private List<Occupant> placed;
     private Resources free;
 
     WorkingInstance(Instance instance, int ordinal) {
@@ -74,7 +75,7 @@ final class WorkingInstance {
 
     /** The jobs this call has placed here so far. */
     List<Occupant> placed() {
-        return placed;
+        return placed == null ? List.of() : placed;
     }
 
     /** Could take {@code demand} right now. */
@@ -89,6 +90,9 @@ final class WorkingInstance {
 
     void place(Resources demand, String organization, Optional<Instant> expectedEnd) {
         free = free.minus(demand);
+        if (placed == null) {
+            placed = new ArrayList<>(2);
+        }
         placed.add(new Occupant(demand, organization, expectedEnd));
     }
 
@@ -137,13 +141,13 @@ final class WorkingInstance {
 
     /** Running and placed jobs with an expected end, unsorted. */
     private Occupant[] endingOccupants() {
-        List<Occupant> ending = new ArrayList<>(instance.running().size() + placed.size());
+        List<Occupant> ending = new ArrayList<>(instance.running().size() + placed().size());
         for (RunningJob job : instance.running()) {
             if (job.expectedEnd().isPresent()) {
                 ending.add(new Occupant(job.holds(), job.organization(), job.expectedEnd()));
             }
         }
-        for (Occupant o : placed) {
+        for (Occupant o : placed()) {
             if (o.expectedEnd().isPresent()) {
                 ending.add(o);
             }
