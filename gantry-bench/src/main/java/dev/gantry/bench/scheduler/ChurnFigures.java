@@ -1,0 +1,25 @@
+package dev.gantry.bench.scheduler;
+
+import java.util.List;
+import org.HdrHistogram.Histogram;
+
+/**
+ * What the measured rounds of a {@link Churn} run gave.
+ *
+ * @param placeNanos      wall time spent inside {@code Placement.place}, summed over the measured rounds
+ * @param decisionNanos   one value per measured round: the time of its {@code place} call
+ * @param meanRatio       the mean over measured rounds of instances in use ÷ the lower bound
+ * @param snapshots       the running jobs at a few measured rounds, for the solver
+ */
+record ChurnFigures(int rounds, long placements, long waits, long placeNanos, Histogram decisionNanos,
+                    double meanRatio, double meanInUse, double meanLowerBound, double meanRunning, double meanPending,
+                    List<PackingSnapshot> snapshots) {
+
+    double placementsPerSecond() {
+        return placements / (placeNanos / 1e9);
+    }
+
+    double decisionMs(double percentile) {
+        return decisionNanos.getValueAtPercentile(percentile) / 1e6;
+    }
+}
