@@ -11,6 +11,8 @@ import dev.gantry.scheduler.Resources;
 import dev.gantry.scheduler.RunningJob;
 import dev.gantry.scheduler.Snapshot;
 import java.io.PrintStream;
+import java.lang.management.GarbageCollectorMXBean;
+import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -100,6 +102,7 @@ final class Churn {
         long runningJobsSum = 0;
         long pendingSum = 0;
         List<PackingSnapshot> snapshots = new ArrayList<>();
+        Gc gcBefore = Gc.now();
         int rounds = config.warmupRounds() + config.measuredRounds();
         int snapshotEvery = config.measuredRounds() / Math.max(1, config.solverSnapshots());
         for (int round = 1; round <= rounds; round++) {
@@ -114,6 +117,9 @@ final class Churn {
 
             apply(decision, now);
             boolean measured = round > config.warmupRounds();
+            if (round == config.warmupRounds()) {
+                gcBefore = Gc.now();
+            }
             if (measured) {
                 decisionNanos.recordValue(elapsed);
                 placeNanos += elapsed;
@@ -138,9 +144,28 @@ final class Churn {
             }
         }
         int measuredRounds = config.measuredRounds();
-        return new ChurnFigures(measuredRounds, placements, waits, placeNanos, decisionNanos,
+        Gc gc = Gc.now().minus(gcBefore);
+        return new ChurnFigures(measuredRounds, placements, waits, placeNanos, decisionNanos, gc.collections(),
+                gc.millis(),
                 ratioSum / measuredRounds, (double) inUseSum / measuredRounds, (double) lowerBoundSum / measuredRounds,
                 (double) runningJobsSum / measuredRounds, (double) pendingSum / measuredRounds, snapshots);
+    }
+
+    /** Collections and their total time so far, over all of the JVM's collectors. */
+    private record Gc(long collections, long millis) {
+        static Gc now() {
+            long n = 0;
+            long ms = 0;
+            for (GarbageCollectorMXBean b : ManagementFactory.getGarbageCollectorMXBeans()) {
+                n += Math.max(0, b.getCollectionCount());
+                ms += Math.max(0, b.getCollectionTime());
+            }
+            return new Gc(n, ms);
+        }
+
+        Gc minus(Gc earlier) {
+            return new Gc(collections - earlier.collections, millis - earlier.millis);
+        }
     }
 
     /** ceil(total running vCPU / vCPU per instance). */

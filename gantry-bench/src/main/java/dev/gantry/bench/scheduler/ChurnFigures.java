@@ -8,10 +8,13 @@ import org.HdrHistogram.Histogram;
  *
  * @param placeNanos      wall time spent inside {@code Placement.place}, summed over the measured rounds
  * @param decisionNanos   one value per measured round: the time of its {@code place} call
+ * @param gcCount         garbage collections during the measured rounds (any of them may land inside a decision)
+ * @param gcMillis        their total time, as the JVM accounts it
  * @param meanRatio       the mean over measured rounds of instances in use ÷ the lower bound
  * @param snapshots       the running jobs at a few measured rounds, for the solver
  */
 record ChurnFigures(int rounds, long placements, long waits, long placeNanos, Histogram decisionNanos,
+                    long gcCount, long gcMillis,
                     double meanRatio, double meanInUse, double meanLowerBound, double meanRunning, double meanPending,
                     List<PackingSnapshot> snapshots) {
 

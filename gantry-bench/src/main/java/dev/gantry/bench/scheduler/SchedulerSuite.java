@@ -2,6 +2,7 @@ package dev.gantry.bench.scheduler;
 
 import dev.gantry.bench.Suite;
 import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -33,7 +34,11 @@ public final class SchedulerSuite implements Suite {
                         + "measured rounds, seed %d; organisation limits %s%n", quick ? " --quick" : "",
                 config.instances(), Churn.TYPE.capacity(), 100 * config.utilisation(), churn.arrivalsPerSecond(),
                 config.warmupRounds(), config.measuredRounds(), config.seed(), churn.limits().maxConcurrentJobs());
+        out.printf(Locale.ROOT, "load average at start: %.2f on %d processors%n", loadAverage(),
+                Runtime.getRuntime().availableProcessors());
         ChurnFigures figures = churn.run(out);
+        out.printf(Locale.ROOT, "load average after the churn: %.2f; %d garbage collections (%d ms) during the "
+                + "measured rounds%n", loadAverage(), figures.gcCount(), figures.gcMillis());
 
         out.println();
         out.printf(Locale.ROOT, "decisions: %,d rounds, %,d placements, %,d waiting verdicts, %.1f ms in place() in all%n",
@@ -68,5 +73,9 @@ public final class SchedulerSuite implements Suite {
                         + "vs_solver=%.3f%n", Math.round(figures.placementsPerSecond()), figures.decisionMs(99),
                 figures.meanRatio(), vsSolver);
         return solved.stream().allMatch(SolverPacking.Result::feasible) ? 0 : 1;
+    }
+
+    private static double loadAverage() {
+        return ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
     }
 }
