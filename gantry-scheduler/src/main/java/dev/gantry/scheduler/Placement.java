@@ -45,20 +45,23 @@ public final class Placement {
     /**
      * The state of one call: what has been placed and reserved so far. The ready instances with room sit in a
      * {@link FreeIndex}, so best fit looks at one instance per distinct free capacity rather than at every instance;
-     * per-pool counts ({@link PoolCensus}), instances ordered by when a demand fits them ({@link FitOrder}) and the
-     * organisations' earliest expected ends are built on first need and kept up to date as jobs are placed.
+     * per-pool counts ({@link PoolCensus}) and instances ordered by when a demand fits them ({@link FitOrder}) are built on
+     * first need and kept up to date as jobs are placed.
      */
     private static final class Round {
         private final Snapshot snapshot;
         private final Instant now;
         private final WorkingInstance[] byOrdinal;
         private final FreeIndex free;
-        private final Map<String, Integer> runningPerOrg = new HashMap<>();
+        /**
+         * The organisations that have a limit (only they can wait on one): how many jobs each runs, placed ones
+         * included, and the earliest expected end among them. A HashMap, because it compares hashes before strings,
+         * while the immutable map of the limits compares the strings: it is looked up for every running job.
+         */
+        private final Map<String, OrgTally> limited = new HashMap<>();
         private final Map<String, Held> heldByPool = new HashMap<>();
         private final Map<String, PoolCensus> censusByPool = new HashMap<>();
         private final Map<String, Map<Resources, FitOrder>> fitOrdersByPool = new HashMap<>();
-        /** Per organisation, the earliest expected end of one of its jobs; null until an organisation waits. */
-        private Map<String, Instant> earliestEndByOrg;
         private final List<Assignment> assignments = new ArrayList<>();
         private final List<Waiting> waiting = new ArrayList<>();
         private final List<Reservation> reservations = new ArrayList<>();
@@ -66,33 +69,47 @@ public final class Placement {
         private record Held(Reservation reservation, WorkingInstance instance) {
         }
 
+        private static final class OrgTally {
+            int running;
+            Instant earliestEnd;
+
+            void add(Optional<Instant> expectedEnd) {
+                running++;
+                if (expectedEnd.isPresent() && (earliestEnd == null || expectedEnd.get().isBefore(earliestEnd))) {
+                    earliestEnd = expectedEnd.get();
+                }
+            }
+        }
+
         Round(Snapshot snapshot) {
             this.snapshot = snapshot;
             this.now = snapshot.now();
+            snapshot.limits().maxConcurrentJobs().keySet().forEach(org -> limited.put(org, new OrgTally()));
             Instance[] sorted = snapshot.instances().toArray(Instance[]::new);
             // Nearly free when the caller lists instances by id already: the sort is adaptive.
             Arrays.sort(sorted, BY_ID);
             byOrdinal = new WorkingInstance[sorted.length];
+            // One pass over every running job, the largest part of a call's cost: free capacity and tallies together.
             for (int k = 0; k < sorted.length; k++) {
-                byOrdinal[k] = new WorkingInstance(sorted[k], k);
-            }
-            free = new FreeIndex(byOrdinal);
-            Map<String, Integer> limits = snapshot.limits().maxConcurrentJobs();
-            if (!limits.isEmpty()) {
-                // Only limited organisations are ever looked up. A HashMap, because it compares hashes before
-                // strings, while the immutable map of the limits compares the strings; this loop sees every running job.
-                Map<String, int[]> counts = new HashMap<>();
-                limits.keySet().forEach(org -> counts.put(org, new int[1]));
-                for (Instance i : sorted) {
-                    for (RunningJob job : i.running()) {
-                        int[] count = counts.get(job.organization());
-                        if (count != null) {
-                            count[0]++;
+                Resources cap = sorted[k].type().capacity();
+                int vcpu = cap.vcpu();
+                int memoryMb = cap.memoryMb();
+                int diskGb = cap.diskGb();
+                for (RunningJob job : sorted[k].running()) {
+                    Resources holds = job.holds();
+                    vcpu -= holds.vcpu();
+                    memoryMb -= holds.memoryMb();
+                    diskGb -= holds.diskGb();
+                    if (!limited.isEmpty()) {
+                        OrgTally tally = limited.get(job.organization());
+                        if (tally != null) {
+                            tally.add(job.expectedEnd());
                         }
                     }
                 }
-                counts.forEach((org, count) -> runningPerOrg.put(org, count[0]));
+                byOrdinal[k] = new WorkingInstance(sorted[k], k, new Resources(vcpu, memoryMb, diskGb));
             }
+            free = new FreeIndex(byOrdinal);
         }
 
         Decision run() {
@@ -106,22 +123,25 @@ public final class Placement {
 
         private void consider(PendingJob job) {
             OptionalInt limit = snapshot.limits().limitOf(job.organization());
-            int running = limit.isPresent() ? runningPerOrg.getOrDefault(job.organization(), 0) : 0;
-            if (limit.isPresent() && running >= limit.getAsInt()) {
-                waiting.add(Explanations.orgLimit(job, running, orgSlotFreesAt(job.organization())));
+            OrgTally tally = limit.isPresent() ? limited.get(job.organization()) : null;
+            if (tally != null && tally.running >= limit.getAsInt()) {
+                // When one of its jobs is expected to end; an overrunning one counts as ending now.
+                Optional<Instant> slotFreesAt = Optional.ofNullable(tally.earliestEnd)
+                        .map(t -> t.isBefore(now) ? now : t);
+                waiting.add(Explanations.orgLimit(job, tally.running, slotFreesAt));
                 return;
             }
             Held held = heldByPool.get(job.pool());
             WorkingInstance excluded = held == null || endsBefore(job, held.reservation()) ? null : held.instance();
             WorkingInstance best = free.bestFit(job.pool(), job.demand(), excluded);
             if (best != null) {
-                place(job, best, limit.isPresent());
+                place(job, best, tally);
             } else {
                 waiting.add(explainNoRoom(job, held));
             }
         }
 
-        private void place(PendingJob job, WorkingInstance target, boolean limited) {
+        private void place(PendingJob job, WorkingInstance target, OrgTally tally) {
             Optional<Instant> expectedEnd = job.expectedDuration().map(now::plus);
             free.remove(target);
             target.place(job.demand(), job.organization(), expectedEnd);
@@ -130,11 +150,8 @@ public final class Placement {
             if (fitOrders != null) {
                 fitOrders.values().forEach(f -> f.update(target));
             }
-            if (limited) {
-                runningPerOrg.merge(job.organization(), 1, Integer::sum);
-            }
-            if (earliestEndByOrg != null && expectedEnd.isPresent()) {
-                earliestEndByOrg.merge(job.organization(), expectedEnd.get(), Round::earlier);
+            if (tally != null) {
+                tally.add(expectedEnd);
             }
             assignments.add(new Assignment(job.id(), target.id()));
         }
@@ -167,26 +184,6 @@ public final class Placement {
                 return Explanations.reservedForOlderJob(job, held.reservation(), elsewhere);
             }
             return Explanations.noCapacity(job, elsewhere, bigEnough, provisioning);
-        }
-
-        /** When one of the organisation's jobs is expected to end, or empty if none has an expected end. */
-        private Optional<Instant> orgSlotFreesAt(String organization) {
-            if (earliestEndByOrg == null) {
-                earliestEndByOrg = new HashMap<>();
-                for (WorkingInstance i : byOrdinal) {
-                    for (RunningJob job : i.running()) {
-                        job.expectedEnd().ifPresent(t -> earliestEndByOrg.merge(job.organization(), t, Round::earlier));
-                    }
-                    for (WorkingInstance.Occupant o : i.placed()) {
-                        o.expectedEnd().ifPresent(t -> earliestEndByOrg.merge(o.organization(), t, Round::earlier));
-                    }
-                }
-            }
-            return Optional.ofNullable(earliestEndByOrg.get(organization)).map(t -> t.isBefore(now) ? now : t);
-        }
-
-        private static Instant earlier(Instant a, Instant b) {
-            return a.isAfter(b) ? b : a;
         }
     }
 }

@@ -29,19 +29,11 @@ final class WorkingInstance {
     private List<Occupant> placed;
     private Resources free;
 
-    WorkingInstance(Instance instance, int ordinal) {
+    /** {@code free} is the instance's capacity minus what its running jobs hold, which the caller sums. */
+    WorkingInstance(Instance instance, int ordinal, Resources free) {
         this.instance = instance;
         this.ordinal = ordinal;
-        Resources cap = instance.type().capacity();
-        int vcpu = cap.vcpu();
-        int memoryMb = cap.memoryMb();
-        int diskGb = cap.diskGb();
-        for (RunningJob job : instance.running()) {
-            vcpu -= job.holds().vcpu();
-            memoryMb -= job.holds().memoryMb();
-            diskGb -= job.holds().diskGb();
-        }
-        this.free = new Resources(vcpu, memoryMb, diskGb);
+        this.free = free;
     }
 
     String id() {
