@@ -10,6 +10,8 @@ import dev.gantry.scheduler.Placement;
 import dev.gantry.scheduler.Resources;
 import dev.gantry.scheduler.RunningJob;
 import dev.gantry.scheduler.Snapshot;
+import dev.gantry.scheduler.WaitReason;
+import dev.gantry.scheduler.Waiting;
 import java.io.PrintStream;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
@@ -17,6 +19,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -96,6 +99,7 @@ final class Churn {
         long placeNanos = 0;
         long placements = 0;
         long waits = 0;
+        Map<WaitReason, Long> waitsByReason = new EnumMap<>(WaitReason.class);
         double ratioSum = 0;
         long inUseSum = 0;
         long lowerBoundSum = 0;
@@ -125,6 +129,9 @@ final class Churn {
                 placeNanos += elapsed;
                 placements += decision.assignments().size();
                 waits += decision.waiting().size();
+                for (Waiting w : decision.waiting()) {
+                    waitsByReason.merge(w.reason(), 1L, Long::sum);
+                }
                 int lowerBound = lowerBound();
                 ratioSum += lowerBound == 0 ? 1.0 : (double) inUse / lowerBound;
                 inUseSum += inUse;
@@ -145,7 +152,7 @@ final class Churn {
         }
         int measuredRounds = config.measuredRounds();
         Gc gc = Gc.now().minus(gcBefore);
-        return new ChurnFigures(measuredRounds, placements, waits, placeNanos, decisionNanos, gc.collections(),
+        return new ChurnFigures(measuredRounds, placements, waits, waitsByReason, placeNanos, decisionNanos, gc.collections(),
                 gc.millis(),
                 ratioSum / measuredRounds, (double) inUseSum / measuredRounds, (double) lowerBoundSum / measuredRounds,
                 (double) runningJobsSum / measuredRounds, (double) pendingSum / measuredRounds, snapshots);

@@ -41,8 +41,9 @@ public final class SchedulerSuite implements Suite {
                 + "measured rounds%n", loadAverage(), figures.gcCount(), figures.gcMillis());
 
         out.println();
-        out.printf(Locale.ROOT, "decisions: %,d rounds, %,d placements, %,d waiting verdicts, %.1f ms in place() in all%n",
-                figures.rounds(), figures.placements(), figures.waits(), figures.placeNanos() / 1e6);
+        out.printf(Locale.ROOT, "decisions: %,d rounds, %,d placements, %,d waiting verdicts %s, %.1f ms in place() "
+                        + "in all%n", figures.rounds(), figures.placements(), figures.waits(), figures.waitsByReason(),
+                figures.placeNanos() / 1e6);
         out.printf(Locale.ROOT, "decision time: p50 %.3f ms, p99 %.3f ms, max %.3f ms; %,.0f placements/s on one thread%n",
                 figures.decisionMs(50), figures.decisionMs(99), figures.decisionMs(100),
                 figures.placementsPerSecond());
