@@ -45,8 +45,8 @@ public final class Placement {
     /**
      * The state of one call: what has been placed and reserved so far. The ready instances with room sit in a
      * {@link FreeIndex}, so best fit looks at one instance per distinct free capacity rather than at every instance;
-     * per-pool counts ({@link PoolCensus}) and instances ordered by when a demand fits them ({@link FitOrder}) are built on
-     * first need and kept up to date as jobs are placed.
+     * per-pool counts ({@link PoolCensus}) and instances ordered by when a demand fits them ({@link FitOrder}) are
+     * built on first need and kept up to date as jobs are placed.
      */
     private static final class Round {
         private final Snapshot snapshot;

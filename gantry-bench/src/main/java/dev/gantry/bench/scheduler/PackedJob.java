@@ -5,7 +5,7 @@ import ai.timefold.solver.core.api.domain.entity.PlanningEntity;
 import ai.timefold.solver.core.api.domain.variable.PlanningVariable;
 import java.util.Comparator;
 
-/** A running job of a snapshot, as a Timefold planning entity: the bin it goes to is the variable. Public for Timefold. */
+/** A running job of a snapshot as a Timefold planning entity: its bin is the variable. Public for Timefold. */
 @PlanningEntity(comparatorClass = PackedJob.BySize.class)
 public final class PackedJob {
     /** Smaller first: Timefold's first fit decreasing takes the largest first. */
