@@ -3,6 +3,7 @@ package dev.gantry.bench;
 import dev.gantry.bench.config.ConfigSuite;
 import dev.gantry.bench.e2e.E2eSuite;
 import dev.gantry.bench.queue.QueueSuite;
+import dev.gantry.bench.scheduler.SchedulerSuite;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Iterator;
@@ -24,7 +25,7 @@ public final class BenchMain implements Callable<Integer> {
     static final Map<String, Suite> SUITES = new LinkedHashMap<>();
 
     static {
-        for (Suite s : new Suite[] {new ConfigSuite(), new QueueSuite(), new E2eSuite()}) {
+        for (Suite s : new Suite[] {new ConfigSuite(), new QueueSuite(), new E2eSuite(), new SchedulerSuite()}) {
             SUITES.put(s.name(), s);
         }
     }

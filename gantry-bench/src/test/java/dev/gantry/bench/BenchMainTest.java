@@ -33,7 +33,7 @@ class BenchMainTest {
         int code = cli.execute("--help");
 
         assertThat(code).isZero();
-        assertThat(out.toString()).contains("Usage: gantry bench", "--quick", "config", "queue");
+        assertThat(out.toString()).contains("Usage: gantry bench", "--quick", "config", "queue", "scheduler");
     }
 
     @Test
@@ -44,7 +44,7 @@ class BenchMainTest {
 
         assertThat(main.name).isEqualTo("queue");
         assertThat(main.quick).isTrue();
-        assertThat(BenchMain.SUITES).containsKeys("config", "queue");
+        assertThat(BenchMain.SUITES).containsKeys("config", "queue", "e2e", "scheduler");
         assertThat(BenchMain.SUITES.get("queue").name()).isEqualTo("queue");
     }
 

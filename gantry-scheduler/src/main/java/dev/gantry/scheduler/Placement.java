@@ -2,6 +2,7 @@ package dev.gantry.scheduler;
 
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
@@ -24,11 +25,14 @@ import java.util.OptionalInt;
  *       (backfill); a job of unknown duration may not. This is what keeps large classes from starving behind a
  *       stream of small jobs.</li>
  * </ol>
- * Thread-safe: it holds no state.
+ * Thread-safe: it holds no state. A call costs about O(instances) to set up plus, per job, a look at one instance
+ * per distinct free capacity of its pool (docs/scheduler.md, <i>Cost</i>); {@code ReferencePlacement} in the tests
+ * is the straight scan it must agree with.
  */
 public final class Placement {
     private static final Comparator<PendingJob> OLDEST_FIRST =
             Comparator.comparing(PendingJob::enqueuedAt).thenComparing(PendingJob::id);
+    private static final Comparator<Instance> BY_ID = Comparator.comparing(Instance::id);
 
     private Placement() {
     }
@@ -38,13 +42,26 @@ public final class Placement {
         return new Round(snapshot).run();
     }
 
-    /** The state of one call: what has been placed and reserved so far. */
+    /**
+     * The state of one call: what has been placed and reserved so far. The ready instances with room sit in a
+     * {@link FreeIndex}, so best fit looks at one instance per distinct free capacity rather than at every instance;
+     * per-pool counts ({@link PoolCensus}) and instances ordered by when a demand fits them ({@link FitOrder}) are
+     * built on first need and kept up to date as jobs are placed.
+     */
     private static final class Round {
         private final Snapshot snapshot;
         private final Instant now;
-        private final List<WorkingInstance> instances = new ArrayList<>();
-        private final Map<String, Integer> runningPerOrg = new HashMap<>();
+        private final WorkingInstance[] byOrdinal;
+        private final FreeIndex free;
+        /**
+         * The organisations that have a limit (only they can wait on one): how many jobs each runs, placed ones
+         * included, and the earliest expected end among them. A HashMap, because it compares hashes before strings,
+         * while the immutable map of the limits compares the strings: it is looked up for every running job.
+         */
+        private final Map<String, OrgTally> limited = new HashMap<>();
         private final Map<String, Held> heldByPool = new HashMap<>();
+        private final Map<String, PoolCensus> censusByPool = new HashMap<>();
+        private final Map<String, Map<Resources, FitOrder>> fitOrdersByPool = new HashMap<>();
         private final List<Assignment> assignments = new ArrayList<>();
         private final List<Waiting> waiting = new ArrayList<>();
         private final List<Reservation> reservations = new ArrayList<>();
@@ -52,44 +69,91 @@ public final class Placement {
         private record Held(Reservation reservation, WorkingInstance instance) {
         }
 
-        Round(Snapshot snapshot) {
-            this.snapshot = snapshot;
-            this.now = snapshot.now();
-            snapshot.instances().stream()
-                    .sorted(Comparator.comparing(Instance::id))
-                    .forEach(i -> instances.add(new WorkingInstance(i)));
-            for (Instance i : snapshot.instances()) {
-                for (RunningJob job : i.running()) {
-                    runningPerOrg.merge(job.organization(), 1, Integer::sum);
+        private static final class OrgTally {
+            int running;
+            Instant earliestEnd;
+
+            void add(Optional<Instant> expectedEnd) {
+                running++;
+                if (expectedEnd.isPresent() && (earliestEnd == null || expectedEnd.get().isBefore(earliestEnd))) {
+                    earliestEnd = expectedEnd.get();
                 }
             }
         }
 
+        Round(Snapshot snapshot) {
+            this.snapshot = snapshot;
+            this.now = snapshot.now();
+            snapshot.limits().maxConcurrentJobs().keySet().forEach(org -> limited.put(org, new OrgTally()));
+            Instance[] sorted = snapshot.instances().toArray(Instance[]::new);
+            // Nearly free when the caller lists instances by id already: the sort is adaptive.
+            Arrays.sort(sorted, BY_ID);
+            byOrdinal = new WorkingInstance[sorted.length];
+            // One pass over every running job, the largest part of a call's cost: free capacity and tallies together.
+            for (int k = 0; k < sorted.length; k++) {
+                Resources cap = sorted[k].type().capacity();
+                int vcpu = cap.vcpu();
+                int memoryMb = cap.memoryMb();
+                int diskGb = cap.diskGb();
+                for (RunningJob job : sorted[k].running()) {
+                    Resources holds = job.holds();
+                    vcpu -= holds.vcpu();
+                    memoryMb -= holds.memoryMb();
+                    diskGb -= holds.diskGb();
+                    if (!limited.isEmpty()) {
+                        OrgTally tally = limited.get(job.organization());
+                        if (tally != null) {
+                            tally.add(job.expectedEnd());
+                        }
+                    }
+                }
+                byOrdinal[k] = new WorkingInstance(sorted[k], k, new Resources(vcpu, memoryMb, diskGb));
+            }
+            free = new FreeIndex(byOrdinal);
+        }
+
         Decision run() {
-            snapshot.pending().stream().sorted(OLDEST_FIRST).forEach(this::consider);
+            PendingJob[] pending = snapshot.pending().toArray(PendingJob[]::new);
+            Arrays.sort(pending, OLDEST_FIRST);
+            for (PendingJob job : pending) {
+                consider(job);
+            }
             return new Decision(assignments, waiting, reservations);
         }
 
         private void consider(PendingJob job) {
             OptionalInt limit = snapshot.limits().limitOf(job.organization());
-            int running = runningPerOrg.getOrDefault(job.organization(), 0);
-            if (limit.isPresent() && running >= limit.getAsInt()) {
-                waiting.add(Explanations.orgLimit(job, running, orgSlotFreesAt(job.organization())));
+            OrgTally tally = limit.isPresent() ? limited.get(job.organization()) : null;
+            if (tally != null && tally.running >= limit.getAsInt()) {
+                // When one of its jobs is expected to end; an overrunning one counts as ending now.
+                Optional<Instant> slotFreesAt = Optional.ofNullable(tally.earliestEnd)
+                        .map(t -> t.isBefore(now) ? now : t);
+                waiting.add(Explanations.orgLimit(job, tally.running, slotFreesAt));
                 return;
             }
             Held held = heldByPool.get(job.pool());
-            Optional<WorkingInstance> best = instances.stream()
-                    .filter(i -> i.pool().equals(job.pool()) && i.hasRoomNow(job.demand()))
-                    .filter(i -> held == null || i != held.instance() || endsBefore(job, held.reservation()))
-                    .min(Comparator.comparingDouble((WorkingInstance i) -> i.leftoverAfter(job.demand()))
-                            .thenComparing(WorkingInstance::id));
-            if (best.isPresent()) {
-                best.get().place(job.demand(), job.organization(), job.expectedDuration().map(now::plus));
-                runningPerOrg.merge(job.organization(), 1, Integer::sum);
-                assignments.add(new Assignment(job.id(), best.get().id()));
+            WorkingInstance excluded = held == null || endsBefore(job, held.reservation()) ? null : held.instance();
+            WorkingInstance best = free.bestFit(job.pool(), job.demand(), excluded);
+            if (best != null) {
+                place(job, best, tally);
             } else {
                 waiting.add(explainNoRoom(job, held));
             }
+        }
+
+        private void place(PendingJob job, WorkingInstance target, OrgTally tally) {
+            Optional<Instant> expectedEnd = job.expectedDuration().map(now::plus);
+            free.remove(target);
+            target.place(job.demand(), job.organization(), expectedEnd);
+            free.add(target);
+            Map<Resources, FitOrder> fitOrders = fitOrdersByPool.get(target.pool());
+            if (fitOrders != null) {
+                fitOrders.values().forEach(f -> f.update(target));
+            }
+            if (tally != null) {
+                tally.add(expectedEnd);
+            }
+            assignments.add(new Assignment(job.id(), target.id()));
         }
 
         /** Backfill: a younger job may use a held instance only if it is known to be gone when the holder is due. */
@@ -99,58 +163,27 @@ public final class Placement {
         }
 
         private Waiting explainNoRoom(PendingJob job, Held held) {
-            List<WorkingInstance> bigEnough = instances.stream()
-                    .filter(i -> i.pool().equals(job.pool()) && i.couldEverHold(job.demand()))
-                    .toList();
-            if (bigEnough.isEmpty()) {
-                return Explanations.noInstanceLargeEnough(job, largestIn(job.pool()));
+            PoolCensus census = censusByPool.computeIfAbsent(job.pool(), p -> new PoolCensus(p, byOrdinal));
+            int bigEnough = census.bigEnough(job.demand());
+            if (bigEnough == 0) {
+                return Explanations.noInstanceLargeEnough(job, census.largest());
             }
-            long provisioning = bigEnough.stream().filter(i -> i.state() == InstanceState.PROVISIONING).count();
+            long provisioning = census.provisioning(job.demand());
+            FitOrder fits = fitOrdersByPool.computeIfAbsent(job.pool(), p -> new HashMap<>())
+                    .computeIfAbsent(job.demand(), d -> new FitOrder(job.pool(), d, now, byOrdinal));
             if (held == null) {
-                WorkingInstance soonest = bigEnough.stream()
-                        .min(Comparator.comparing((WorkingInstance i) -> i.earliestFit(job.demand(), now),
-                                        Placement::unknownLast)
-                                .thenComparing(WorkingInstance::id))
-                        .orElseThrow();
-                Reservation r = new Reservation(job.id(), soonest.id(), soonest.earliestFit(job.demand(), now));
-                heldByPool.put(job.pool(), new Held(r, soonest));
+                FitOrder.Entry soonest = fits.soonest();
+                Reservation r = new Reservation(job.id(), soonest.instance().id(), soonest.fit());
+                heldByPool.put(job.pool(), new Held(r, soonest.instance()));
                 reservations.add(r);
-                return Explanations.noCapacity(job, r.start(), bigEnough.size(), provisioning);
+                return Explanations.noCapacity(job, r.start(), bigEnough, provisioning);
             }
-            Optional<Instant> elsewhere = bigEnough.stream()
-                    .filter(i -> i != held.instance())
-                    .map(i -> i.earliestFit(job.demand(), now))
-                    .min(Placement::unknownLast)
-                    .flatMap(t -> t);
+            FitOrder.Entry other = fits.soonestExcept(held.instance());
+            Optional<Instant> elsewhere = other == null ? Optional.empty() : other.fit();
             if (held.instance().hasRoomNow(job.demand())) {
                 return Explanations.reservedForOlderJob(job, held.reservation(), elsewhere);
             }
-            return Explanations.noCapacity(job, elsewhere, bigEnough.size(), provisioning);
+            return Explanations.noCapacity(job, elsewhere, bigEnough, provisioning);
         }
-
-        /** When one of the organisation's jobs is expected to end, or empty if none has an expected end. */
-        private Optional<Instant> orgSlotFreesAt(String organization) {
-            return instances.stream()
-                    .flatMap(i -> i.occupants().stream())
-                    .filter(o -> o.organization().equals(organization))
-                    .flatMap(o -> o.expectedEnd().stream())
-                    .min(Comparator.naturalOrder())
-                    .map(t -> t.isBefore(now) ? now : t);
-        }
-
-        private Optional<Resources> largestIn(String pool) {
-            return instances.stream()
-                    .filter(i -> i.pool().equals(pool) && i.state() != InstanceState.DRAINING)
-                    .map(WorkingInstance::capacity)
-                    .max(Comparator.comparingInt(Resources::vcpu).thenComparingInt(Resources::memoryMb));
-        }
-    }
-
-    /** Known times first, earliest first; unknown last. */
-    private static int unknownLast(Optional<Instant> a, Optional<Instant> b) {
-        if (a.isPresent() && b.isPresent()) {
-            return a.get().compareTo(b.get());
-        }
-        return Boolean.compare(a.isEmpty(), b.isEmpty());
     }
 }
