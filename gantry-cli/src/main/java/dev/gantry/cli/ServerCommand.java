@@ -35,7 +35,7 @@ final class ServerCommand implements Callable<Integer> {
     CommandSpec spec;
 
     @Mixin
-    PortOption port;
+    ListenOptions listen;
 
     @Mixin
     FleetOption fleet;
@@ -44,7 +44,7 @@ final class ServerCommand implements Callable<Integer> {
     public Integer call() throws InterruptedException {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        GantryServer server = start(port.port(), fleet.config(null), err);
+        GantryServer server = start(listen, fleet.config(null), err);
         if (server == null) {
             return 1;
         }
@@ -64,15 +64,15 @@ final class ServerCommand implements Callable<Integer> {
     }
 
     /**
-     * Starts a server on {@code port} (null: from the environment) and the database the environment names,
-     * autoscaling {@code fleet} with local agents (null: none), or reports why it cannot on {@code err} and returns
-     * null.
+     * Starts a server with the settings the environment and {@code listen} give, on the database the environment
+     * names, autoscaling {@code fleet} with local agents (null: none), or reports why it cannot on {@code err} and
+     * returns null.
      */
-    static GantryServer start(Integer port, FleetConfig fleet, PrintWriter err) {
+    static GantryServer start(ListenOptions listen, FleetConfig fleet, PrintWriter err) {
         try {
-            ServerSettings settings = ServerSettings.fromEnvironment(System.getenv());
+            ServerSettings settings = listen.applyTo(ServerSettings.fromEnvironment(System.getenv()));
             DatabaseSettings database = DatabaseSettings.fromEnvironment(System.getenv());
-            return GantryServer.start(port == null ? settings : settings.withPort(port), database,
+            return GantryServer.start(settings, database,
                     FleetOption.local(fleet, database.home()));
         } catch (ServerException | DatabaseException | QueueException e) {
             err.println("gantry server: " + e.getMessage());

@@ -35,7 +35,7 @@ final class UpCommand implements Callable<Integer> {
     CommandSpec spec;
 
     @Mixin
-    PortOption port;
+    ListenOptions listen;
 
     @Mixin
     FleetOption fleet;
@@ -48,7 +48,7 @@ final class UpCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         FleetConfig fleetConfig = fleet.config(FleetConfig.defaults());
-        GantryServer server = ServerCommand.start(port.port(), fleetConfig, err);
+        GantryServer server = ServerCommand.start(listen, fleetConfig, err);
         if (server == null) {
             return 1;
         }

@@ -57,7 +57,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A running Gantry server: the HTTP API on {@link ServerSettings#HOST}, its schema {@code gantry}, the durable queue,
+ * A running Gantry server: the HTTP API on {@link ServerSettings#host()}, its schema {@code gantry}, the durable queue,
  * and the API tokens.
  *
  * <pre>{@code
@@ -81,6 +81,7 @@ public final class GantryServer implements AutoCloseable {
     /** How often the queue's maintenance runs: rescues expired leases, turns over and drops partitions. */
     public static final Duration QUEUE_MAINTENANCE_EVERY = Duration.ofSeconds(5);
 
+    private final String host;
     private final Javalin http;
     private final Queues queues;
     /** What runs on the queue, in the order it stops: the workers, then the queue's maintenance. */
@@ -91,8 +92,9 @@ public final class GantryServer implements AutoCloseable {
     private final ResultsApi results;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    private GantryServer(Javalin http, Queues queues, List<AutoCloseable> queueLoops, Database ownedDatabase,
-                         ServerTokens tokens, AgentApi agents, ResultsApi results) {
+    private GantryServer(String host, Javalin http, Queues queues, List<AutoCloseable> queueLoops,
+                         Database ownedDatabase, ServerTokens tokens, AgentApi agents, ResultsApi results) {
+        this.host = host;
         this.http = http;
         this.agents = agents;
         this.results = results;
@@ -179,7 +181,7 @@ public final class GantryServer implements AutoCloseable {
                 queueLoops.add(new PlanBuilder(jdbi, queues, GitMirrors.under(home), ConfigCompiler.create(), clock)
                         .start(instance));
             }
-            Javalin http = HttpApi.create(settings.port(), new AdminAuthentication(tokens.hash(TokenKind.ADMIN)),
+            Javalin http = HttpApi.create(settings.host(), settings.port(), new AdminAuthentication(tokens.hash(TokenKind.ADMIN)),
                     new ProjectRoutes(new Projects(jdbi, clock)),
                     new PipelineRoutes(new PipelineTriggers(jdbi, queues, clock)),
                     new WorkflowRoutes(new Workflows(jdbi)), new JobRoutes(jdbi, new FleetView(fleet), clock),
@@ -189,10 +191,10 @@ public final class GantryServer implements AutoCloseable {
             agents.start();
             if (autoscaling != null) {
                 queueLoops.addFirst(autoscaling); // first to stop: it stops the agents it started
-                autoscaling.start(fleet, URI.create("http://" + ServerSettings.HOST + ":" + http.port()));
+                autoscaling.start(fleet, ServerSettings.localUrl(settings.host(), http.port()));
             }
             queueLoops.add(queueMaintenance); // last: it keeps the queue healthy while the workers stop
-            GantryServer server = new GantryServer(http, queues, List.copyOf(queueLoops), owned, tokens, agents,
+            GantryServer server = new GantryServer(settings.host(), http, queues, List.copyOf(queueLoops), owned, tokens, agents,
                     results);
             LOG.info("Gantry listening on {}", server.url());
             return server;
@@ -229,7 +231,7 @@ public final class GantryServer implements AutoCloseable {
         try {
             http.start();
         } catch (RuntimeException e) {
-            throw new ServerStartException("Cannot listen on " + ServerSettings.HOST + ":" + settings.port() + ": "
+            throw new ServerStartException("Cannot listen on " + settings.host() + ":" + settings.port() + ": "
                     + e.getMessage(), e);
         }
     }
@@ -239,9 +241,9 @@ public final class GantryServer implements AutoCloseable {
         return http.port();
     }
 
-    /** {@code http://127.0.0.1:PORT}, where the API is. */
+    /** {@code http://127.0.0.1:PORT} (or the host it listens on, if only one), where the API is. */
     public URI url() {
-        return URI.create("http://" + ServerSettings.HOST + ":" + port()); // as the autoscaler's agents are told
+        return ServerSettings.localUrl(host, port()); // as the autoscaler's agents are told
     }
 
     /** Where the token of {@code kind} is for the operator: {@code $GANTRY_HOME/admin-token} or {@code agent-token}. */

@@ -25,14 +25,14 @@ final class HttpApi {
     private HttpApi() {
     }
 
-    /** A Javalin instance for {@link ServerSettings#HOST} and {@code port}, not started yet. */
-    static Javalin create(int port, AdminAuthentication authentication, ProjectRoutes projects,
+    /** A Javalin instance for {@code host} and {@code port}, not started yet. */
+    static Javalin create(String host, int port, AdminAuthentication authentication, ProjectRoutes projects,
                           PipelineRoutes pipelines, WorkflowRoutes workflows, JobRoutes jobs,
                           WorkflowCommandRoutes workflowCommands, QueueInsights queueInsights,
                           FleetInsights fleetInsights, AgentApi agents, ResultsApi results) {
         ErrorResponses errors = new ErrorResponses();
         return Javalin.create(config -> {
-            config.jetty.host = ServerSettings.HOST;
+            config.jetty.host = host;
             config.jetty.port = port;
             config.startup.showJavalinBanner = false;
             config.http.maxRequestSize = JsonBody.MAX_BYTES;

@@ -1,35 +1,50 @@
 package dev.gantry.server;
 
 import dev.gantry.server.agent.AgentSettings;
+import java.net.URI;
 import java.util.Map;
 import java.util.Objects;
+import java.util.regex.Pattern;
 
 /**
  * How the server listens. Read them with {@link #fromEnvironment} or start from {@link #defaults()}; every value is
  * checked when the settings are made, and a bad one is never replaced by a default.
  *
- * <p>The server listens on the loopback interface only ({@link #HOST}): agents on other machines, and the setting
- * to listen elsewhere, come with the agent protocol.
- *
- * @param port  the HTTP port on {@link #HOST} ({@code GANTRY_PORT}); 0 picks a free port, which
- *              {@link GantryServer#port()} then reports
+ * @param host  the address the server binds to ({@code GANTRY_HOST}); {@link #HOST}, the loopback interface, by
+ *              default, so that nothing is exposed until the operator says so; {@code 0.0.0.0} (or {@code ::}) for
+ *              every interface, so that agents on other machines can reach it
+ * @param port  the HTTP port ({@code GANTRY_PORT}); 0 picks a free port, which {@link GantryServer#port()} then
+ *              reports
  * @param agent the agent protocol's timings ({@code GANTRY_AGENT_…}, see {@link AgentSettings})
  */
-public record ServerSettings(int port, AgentSettings agent) {
+public record ServerSettings(String host, int port, AgentSettings agent) {
+    /** The environment variable {@link #host()} is read from. */
+    public static final String HOST_VARIABLE = "GANTRY_HOST";
     /** The environment variable {@link #port()} is read from. */
     public static final String PORT_VARIABLE = "GANTRY_PORT";
     public static final int DEFAULT_PORT = 8080;
-    /** The address the server binds to. */
+    /** The address the server binds to unless told otherwise: the loopback interface. */
     public static final String HOST = "127.0.0.1";
+    /** The rule a host follows, as error messages state it. */
+    public static final String HOST_RULE = "must be an IP address or a host name, e.g. 0.0.0.0 for every interface";
+    private static final Pattern HOST_PATTERN = Pattern.compile("[A-Za-z0-9.:\\-]{1,253}");
 
     /** The rule a port follows, as error messages state it. */
     public static final String PORT_RULE = "must be 0 (any free port) or an integer from 1 to 65535";
 
     public ServerSettings {
         Objects.requireNonNull(agent, "agent");
+        if (host == null || !HOST_PATTERN.matcher(host).matches()) {
+            throw new IllegalArgumentException("host " + HOST_RULE + ", got " + host);
+        }
         if (!validPort(port)) {
             throw new IllegalArgumentException("port " + PORT_RULE + ", got " + port);
         }
+    }
+
+    /** The loopback interface, {@code port} and {@code agent}. */
+    public ServerSettings(int port, AgentSettings agent) {
+        this(HOST, port, agent);
     }
 
     /** {@code port} and the agent settings' defaults. */
@@ -49,7 +64,23 @@ public record ServerSettings(int port, AgentSettings agent) {
      * @throws InvalidServerSettingException naming the variable and its rule
      */
     public static ServerSettings fromEnvironment(Map<String, String> environment) {
-        return new ServerSettings(portFromEnvironment(environment), AgentSettings.fromEnvironment(environment));
+        return new ServerSettings(hostFromEnvironment(environment), portFromEnvironment(environment),
+                AgentSettings.fromEnvironment(environment));
+    }
+
+    private static String hostFromEnvironment(Map<String, String> environment) {
+        String text = environment.get(HOST_VARIABLE);
+        if (text == null) {
+            return HOST;
+        }
+        if (text.isBlank()) {
+            throw new InvalidServerSettingException(HOST_VARIABLE + " is set but empty; unset it to use the default "
+                    + HOST);
+        }
+        if (!validHost(text.strip())) {
+            throw new InvalidServerSettingException(HOST_VARIABLE + " " + HOST_RULE + ", got '" + text + "'");
+        }
+        return text.strip();
     }
 
     private static int portFromEnvironment(Map<String, String> environment) {
@@ -72,14 +103,33 @@ public record ServerSettings(int port, AgentSettings agent) {
         throw new InvalidServerSettingException(PORT_VARIABLE + " " + PORT_RULE + ", got '" + text + "'");
     }
 
+    /** These settings with another host. */
+    public ServerSettings withHost(String host) {
+        return new ServerSettings(host, port, agent);
+    }
+
     /** These settings with another port. */
     public ServerSettings withPort(int port) {
-        return new ServerSettings(port, agent);
+        return new ServerSettings(host, port, agent);
     }
 
     /** These settings with other agent timings. */
     public ServerSettings withAgent(AgentSettings agent) {
-        return new ServerSettings(port, agent);
+        return new ServerSettings(host, port, agent);
+    }
+
+    /** True when {@code host} follows {@link #HOST_RULE} (as far as its characters tell). */
+    public static boolean validHost(String host) {
+        return host != null && HOST_PATTERN.matcher(host).matches();
+    }
+
+    /**
+     * Where a client on this machine reaches a server bound to {@code host} on {@code port}: the loopback address
+     * when it listens on every interface.
+     */
+    public static URI localUrl(String host, int port) {
+        String reachable = host.equals("0.0.0.0") || host.equals("::") ? HOST : host;
+        return URI.create("http://" + (reachable.contains(":") ? "[" + reachable + "]" : reachable) + ":" + port);
     }
 
     /** True when {@code port} follows {@link #PORT_RULE}. */

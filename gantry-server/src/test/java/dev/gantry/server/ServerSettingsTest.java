@@ -51,4 +51,24 @@ class ServerSettingsTest {
         assertThatThrownBy(() -> ServerSettings.defaults().withPort(70000))
                 .isInstanceOf(IllegalArgumentException.class);
     }
+
+    @Test
+    void the_server_listens_on_the_loopback_interface_unless_gantry_host_says_otherwise() {
+        assertThat(ServerSettings.fromEnvironment(Map.of()).host()).isEqualTo("127.0.0.1");
+        assertThat(ServerSettings.fromEnvironment(Map.of("GANTRY_HOST", "0.0.0.0")).host()).isEqualTo("0.0.0.0");
+        assertThatThrownBy(() -> ServerSettings.fromEnvironment(Map.of("GANTRY_HOST", "no such host!")))
+                .isInstanceOf(InvalidServerSettingException.class)
+                .hasMessage("GANTRY_HOST must be an IP address or a host name, e.g. 0.0.0.0 for every interface, got "
+                        + "'no such host!'");
+        assertThatThrownBy(() -> ServerSettings.fromEnvironment(Map.of("GANTRY_HOST", " ")))
+                .hasMessageContaining("GANTRY_HOST is set but empty");
+    }
+
+    @Test
+    void a_client_on_this_machine_reaches_a_server_on_every_interface_through_the_loopback_address() {
+        assertThat(ServerSettings.localUrl("0.0.0.0", 8080)).hasToString("http://127.0.0.1:8080");
+        assertThat(ServerSettings.localUrl("::", 8080)).hasToString("http://127.0.0.1:8080");
+        assertThat(ServerSettings.localUrl("10.0.0.5", 80)).hasToString("http://10.0.0.5:80");
+        assertThat(ServerSettings.localUrl("::1", 80)).hasToString("http://[::1]:80");
+    }
 }

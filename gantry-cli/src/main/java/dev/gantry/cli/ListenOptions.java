@@ -1,0 +1,42 @@
+package dev.gantry.cli;
+
+import dev.gantry.server.ServerSettings;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/** The {@code --host H} and {@code --port N} options of the commands that start a server. */
+final class ListenOptions {
+    @Spec(Spec.Target.MIXEE)
+    CommandSpec command;
+
+    @Option(names = "--host", paramLabel = "H",
+            description = "The address to listen on; 0.0.0.0 for every interface, so that agents on other machines "
+                    + "can reach the server. Default: " + ServerSettings.HOST_VARIABLE + ", else "
+                    + ServerSettings.HOST + " (this machine only).")
+    String host;
+
+    @Option(names = "--port", paramLabel = "N",
+            description = "HTTP port; 0 picks a free one. Default: " + ServerSettings.PORT_VARIABLE + ", else "
+                    + ServerSettings.DEFAULT_PORT + ".")
+    Integer port;
+
+    /**
+     * {@code settings} with the host and port asked for, if any.
+     *
+     * @throws ParameterException (exit 2) for a host or port outside its rule
+     */
+    ServerSettings applyTo(ServerSettings settings) {
+        if (host != null && !ServerSettings.validHost(host)) {
+            throw new ParameterException(command.commandLine(), "--host " + ServerSettings.HOST_RULE + ", got "
+                    + host);
+        }
+        if (port != null && !ServerSettings.validPort(port)) {
+            throw new ParameterException(command.commandLine(), "--port " + ServerSettings.PORT_RULE + ", got "
+                    + port);
+        }
+        ServerSettings withHost = host == null ? settings : settings.withHost(host);
+        return port == null ? withHost : withHost.withPort(port);
+    }
+}
