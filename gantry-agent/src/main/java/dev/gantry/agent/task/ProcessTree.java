@@ -22,6 +22,10 @@ final class ProcessTree {
     /** Set in every process a task starts, to a value unique to the task. */
     static final String MARKER_VARIABLE = "GANTRY_AGENT_TASK";
     private static final Duration POLL = Duration.ofMillis(50);
+    private static final Path PROC = Path.of("/proc");
+    /** In the fields after the command name: the state (3rd field of the line) and the start time (22nd). */
+    private static final int STATE = 0;
+    private static final int START_TIME = 19;
 
     private ProcessTree() {
     }
@@ -34,27 +38,51 @@ final class ProcessTree {
         terminate(all, grace);
     }
 
-    /** Kills every live process whose environment carries this task's marker (Linux only; elsewhere none). */
-    static void killMarked(String marker, Duration grace) throws InterruptedException {
+    /**
+     * Kills every live process whose environment carries this task's marker (Linux only; elsewhere none).
+     *
+     * @param startedSince {@link #threadStartTicks()} read on a thread that started before the task's first process
+     */
+    static void killMarked(String marker, long startedSince, Duration grace) throws InterruptedException {
         Map<Long, ProcessHandle> all = new LinkedHashMap<>();
-        for (ProcessHandle p : marked(marker)) {
+        for (ProcessHandle p : marked(marker, startedSince)) {
             all.put(p.pid(), p);
             p.descendants().forEach(d -> all.put(d.pid(), d));
         }
         terminate(all, grace);
     }
 
-    /** The live processes that carry the marker. */
-    static List<ProcessHandle> marked(String marker) {
+    /**
+     * The live processes that carry the marker, among those started at or after {@code startedSince} (clock ticks
+     * since boot, as {@code /proc/<pid>/stat} gives them): a process of the task cannot be older than the task, and
+     * reading only the younger ones' environments spares a scan of every process on the machine per task.
+     */
+    static List<ProcessHandle> marked(String marker, long startedSince) {
         byte[] needle = (MARKER_VARIABLE + "=" + marker + "\0").getBytes(StandardCharsets.UTF_8);
         long self = ProcessHandle.current().pid();
+        String[] entries = PROC.toFile().list();
         List<ProcessHandle> found = new ArrayList<>();
-        ProcessHandle.allProcesses().filter(p -> p.pid() != self && running(p)).forEach(p -> {
-            if (contains(environ(p.pid()), needle)) {
-                found.add(p);
+        for (String entry : entries == null ? new String[0] : entries) {
+            long pid = pidOf(entry);
+            if (pid <= 0 || pid == self) {
+                continue;
             }
-        });
+            String[] stat = statFields(pid);
+            if (stat.length > START_TIME && stat[STATE].charAt(0) != 'Z'
+                    && Long.parseLong(stat[START_TIME]) >= startedSince && contains(environ(pid), needle)) {
+                ProcessHandle.of(pid).ifPresent(found::add);
+            }
+        }
         return found;
+    }
+
+    /**
+     * When the calling thread started, in clock ticks since boot ({@code /proc/thread-self/stat}); 0 where that
+     * cannot be read, which makes {@link #marked} look at every process.
+     */
+    static long threadStartTicks() {
+        String[] stat = fields(PROC.resolve("thread-self/stat"));
+        return stat.length > START_TIME ? Long.parseLong(stat[START_TIME]) : 0;
     }
 
     private static void terminate(Map<Long, ProcessHandle> all, Duration grace) throws InterruptedException {
@@ -84,18 +112,38 @@ final class ProcessTree {
         if (!p.isAlive()) {
             return false;
         }
+        String[] stat = statFields(p.pid());
+        return stat.length <= STATE ? p.isAlive() : stat[STATE].charAt(0) != 'Z'; // unreadable: gone, or not Linux
+    }
+
+    /** The fields of {@code /proc/<pid>/stat} after the command name, from the state on; empty if unreadable. */
+    private static String[] statFields(long pid) {
+        return fields(PROC.resolve(Long.toString(pid)).resolve("stat"));
+    }
+
+    private static String[] fields(Path stat) {
         try {
-            String stat = Files.readString(Path.of("/proc", Long.toString(p.pid()), "stat"));
-            int end = stat.lastIndexOf(')');
-            return end < 0 || end + 2 >= stat.length() || stat.charAt(end + 2) != 'Z';
+            String text = Files.readString(stat);
+            // The command name, in parentheses, may itself hold spaces and parentheses: split after its last ')'.
+            int end = text.lastIndexOf(')');
+            return end < 0 || end + 2 >= text.length() ? new String[0] : text.substring(end + 2).split(" ");
         } catch (IOException | SecurityException e) {
-            return p.isAlive(); // not Linux, or it just went away
+            return new String[0];
         }
+    }
+
+    private static long pidOf(String entry) {
+        for (int i = 0; i < entry.length(); i++) {
+            if (entry.charAt(i) < '0' || entry.charAt(i) > '9') {
+                return -1;
+            }
+        }
+        return entry.isEmpty() || entry.length() > 18 ? -1 : Long.parseLong(entry);
     }
 
     private static byte[] environ(long pid) {
         try {
-            return Files.readAllBytes(Path.of("/proc", Long.toString(pid), "environ"));
+            return Files.readAllBytes(PROC.resolve(Long.toString(pid)).resolve("environ"));
         } catch (IOException | SecurityException e) {
             return new byte[0]; // gone, not ours, or not Linux
         }
