@@ -1,6 +1,7 @@
 package dev.gantry.server.plan;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.gantry.server.pipeline.GitRef;
@@ -111,6 +112,25 @@ class GitMirrorsIT {
                 .isEqualTo(tagged);
         assertThat(mirrors.fetch(project, repo.toString(), GitRef.branch("main"), tagged.substring(0, 7)
                 .toUpperCase(), Instant.now()).revision()).isEqualTo(tagged);
+    }
+
+    @Test
+    void a_config_that_is_a_symlink_or_a_directory_is_refused_naming_its_mode() throws Exception {
+        Files.createFile(gate);
+        Files.createDirectories(repo.resolve(".gantry/config.yml"));
+        Files.writeString(repo.resolve(".gantry/config.yml/inside"), "x\n");
+        String directory = commit("a directory where the gantry config would be");
+        git("rm", "-rq", ".gantry");
+        Files.move(repo.resolve(".circleci/config.yml"), repo.resolve(".circleci/real.yml"));
+        Files.createSymbolicLink(repo.resolve(".circleci/config.yml"), Path.of("real.yml"));
+        git("add", "-A");
+        git("commit", "-q", "-m", "a symlink where the circleci config would be");
+
+        assertThatThrownBy(() -> mirrors.fetch(project, repo.toString(), GitRef.branch("main"), directory,
+                Instant.now())).isInstanceOf(ConfigFetchException.class)
+                .hasMessage(".gantry/config.yml at commit " + directory + " is not a regular file (mode 040000)");
+        assertThatThrownBy(() -> planAt(Instant.now())).isInstanceOf(ConfigFetchException.class)
+                .hasMessageEndingWith("is not a regular file (mode 120000)");
     }
 
     private String planAt(Instant triggered) throws Exception {
