@@ -1,6 +1,7 @@
 package dev.gantry.agent.task;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -23,9 +24,10 @@ final class ProcessTree {
     static final String MARKER_VARIABLE = "GANTRY_AGENT_TASK";
     private static final Duration POLL = Duration.ofMillis(50);
     private static final Path PROC = Path.of("/proc");
-    /** In the fields after the command name: the state (3rd field of the line) and the start time (22nd). */
-    private static final int STATE = 0;
+    /** The start time's place among the fields after the command name (the state is the first; 22nd of the line). */
     private static final int START_TIME = 19;
+    /** Enough for any {@code stat} line: 52 numeric fields and a command name of at most 64 bytes. */
+    private static final int STAT_BYTES = 2048;
 
     private ProcessTree() {
     }
@@ -62,14 +64,15 @@ final class ProcessTree {
         long self = ProcessHandle.current().pid();
         String[] entries = PROC.toFile().list();
         List<ProcessHandle> found = new ArrayList<>();
+        byte[] buffer = new byte[STAT_BYTES];
         for (String entry : entries == null ? new String[0] : entries) {
             long pid = pidOf(entry);
             if (pid <= 0 || pid == self) {
                 continue;
             }
-            String[] stat = statFields(pid);
-            if (stat.length > START_TIME && stat[STATE].charAt(0) != 'Z'
-                    && Long.parseLong(stat[START_TIME]) >= startedSince && contains(environ(pid), needle)) {
+            Stat stat = stat(PROC.resolve(entry).resolve("stat"), buffer);
+            if (stat != null && stat.state() != 'Z' && stat.startTicks() >= startedSince
+                    && contains(environ(pid), needle)) {
                 ProcessHandle.of(pid).ifPresent(found::add);
             }
         }
@@ -81,8 +84,8 @@ final class ProcessTree {
      * cannot be read, which makes {@link #marked} look at every process.
      */
     static long threadStartTicks() {
-        String[] stat = fields(PROC.resolve("thread-self/stat"));
-        return stat.length > START_TIME ? Long.parseLong(stat[START_TIME]) : 0;
+        Stat stat = stat(PROC.resolve("thread-self/stat"), new byte[STAT_BYTES]);
+        return stat == null ? 0 : stat.startTicks();
     }
 
     private static void terminate(Map<Long, ProcessHandle> all, Duration grace) throws InterruptedException {
@@ -112,24 +115,48 @@ final class ProcessTree {
         if (!p.isAlive()) {
             return false;
         }
-        String[] stat = statFields(p.pid());
-        return stat.length <= STATE ? p.isAlive() : stat[STATE].charAt(0) != 'Z'; // unreadable: gone, or not Linux
+        Stat stat = stat(PROC.resolve(Long.toString(p.pid())).resolve("stat"), new byte[STAT_BYTES]);
+        return stat == null ? p.isAlive() : stat.state() != 'Z'; // unreadable: gone, or not Linux
     }
 
-    /** The fields of {@code /proc/<pid>/stat} after the command name, from the state on; empty if unreadable. */
-    private static String[] statFields(long pid) {
-        return fields(PROC.resolve(Long.toString(pid)).resolve("stat"));
+    /** What {@link #marked} needs of a process's (or thread's) {@code stat} file. */
+    private record Stat(char state, long startTicks) {
     }
 
-    private static String[] fields(Path stat) {
-        try {
-            String text = Files.readString(stat);
-            // The command name, in parentheses, may itself hold spaces and parentheses: split after its last ')'.
-            int end = text.lastIndexOf(')');
-            return end < 0 || end + 2 >= text.length() ? new String[0] : text.substring(end + 2).split(" ");
+    /**
+     * Reads a {@code stat} file into {@code buffer} and picks out the state and start time, without the strings a
+     * split would make (the scan reads one per process on the machine); null if unreadable.
+     */
+    private static Stat stat(Path file, byte[] buffer) {
+        int length;
+        try (InputStream in = Files.newInputStream(file)) {
+            length = in.readNBytes(buffer, 0, buffer.length);
         } catch (IOException | SecurityException e) {
-            return new String[0];
+            return null;
         }
+        // The command name, in parentheses, may itself hold spaces and parentheses: the fields start after its
+        // last ')', one space apart.
+        int at = length - 1;
+        while (at >= 0 && buffer[at] != ')') {
+            at--;
+        }
+        if (at < 0 || at + 2 >= length) {
+            return null;
+        }
+        int fieldStart = at + 2;
+        char state = (char) buffer[fieldStart];
+        for (int field = 0; field < START_TIME; field++) {
+            while (fieldStart < length && buffer[fieldStart] != ' ') {
+                fieldStart++;
+            }
+            fieldStart++;
+        }
+        long ticks = 0;
+        int digits = 0;
+        for (int i = fieldStart; i < length && buffer[i] >= '0' && buffer[i] <= '9'; i++, digits++) {
+            ticks = ticks * 10 + (buffer[i] - '0');
+        }
+        return digits == 0 ? null : new Stat(state, ticks);
     }
 
     private static long pidOf(String entry) {
