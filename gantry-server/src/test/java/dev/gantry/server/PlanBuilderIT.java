@@ -19,6 +19,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -228,10 +229,10 @@ class PlanBuilderIT {
         develop.checkoutNewBranch("develop");
         GitMirrors mirrors = new GitMirrors(work.resolve("default-branch-mirrors"));
 
-        assertThat(mirrors.fetch(UUID.randomUUID(), repo.dir().toString(), GitRef.branch("main"), null)
-                .defaultBranch()).isEqualTo("main");
-        assertThat(mirrors.fetch(UUID.randomUUID(), develop.dir().toString(), GitRef.branch("main"), null)
-                .defaultBranch()).isEqualTo("develop");
+        assertThat(mirrors.fetch(UUID.randomUUID(), repo.dir().toString(), GitRef.branch("main"), null,
+                Instant.now()).defaultBranch()).isEqualTo("main");
+        assertThat(mirrors.fetch(UUID.randomUUID(), develop.dir().toString(), GitRef.branch("main"), null,
+                Instant.now()).defaultBranch()).isEqualTo("develop");
     }
 
     @Test

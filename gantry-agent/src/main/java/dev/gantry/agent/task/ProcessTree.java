@@ -1,6 +1,7 @@
 package dev.gantry.agent.task;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,6 +23,11 @@ final class ProcessTree {
     /** Set in every process a task starts, to a value unique to the task. */
     static final String MARKER_VARIABLE = "GANTRY_AGENT_TASK";
     private static final Duration POLL = Duration.ofMillis(50);
+    private static final Path PROC = Path.of("/proc");
+    /** The start time's place among the fields after the command name (the state is the first; 22nd of the line). */
+    private static final int START_TIME = 19;
+    /** Enough for any {@code stat} line: 52 numeric fields and a command name of at most 64 bytes. */
+    private static final int STAT_BYTES = 2048;
 
     private ProcessTree() {
     }
@@ -34,27 +40,52 @@ final class ProcessTree {
         terminate(all, grace);
     }
 
-    /** Kills every live process whose environment carries this task's marker (Linux only; elsewhere none). */
-    static void killMarked(String marker, Duration grace) throws InterruptedException {
+    /**
+     * Kills every live process whose environment carries this task's marker (Linux only; elsewhere none).
+     *
+     * @param startedSince {@link #threadStartTicks()} read on a thread that started before the task's first process
+     */
+    static void killMarked(String marker, long startedSince, Duration grace) throws InterruptedException {
         Map<Long, ProcessHandle> all = new LinkedHashMap<>();
-        for (ProcessHandle p : marked(marker)) {
+        for (ProcessHandle p : marked(marker, startedSince)) {
             all.put(p.pid(), p);
             p.descendants().forEach(d -> all.put(d.pid(), d));
         }
         terminate(all, grace);
     }
 
-    /** The live processes that carry the marker. */
-    static List<ProcessHandle> marked(String marker) {
+    /**
+     * The live processes that carry the marker, among those started at or after {@code startedSince} (clock ticks
+     * since boot, as {@code /proc/<pid>/stat} gives them): a process of the task cannot be older than the task, and
+     * reading only the younger ones' environments spares a scan of every process on the machine per task.
+     */
+    static List<ProcessHandle> marked(String marker, long startedSince) {
         byte[] needle = (MARKER_VARIABLE + "=" + marker + "\0").getBytes(StandardCharsets.UTF_8);
         long self = ProcessHandle.current().pid();
+        String[] entries = PROC.toFile().list();
         List<ProcessHandle> found = new ArrayList<>();
-        ProcessHandle.allProcesses().filter(p -> p.pid() != self && running(p)).forEach(p -> {
-            if (contains(environ(p.pid()), needle)) {
-                found.add(p);
+        byte[] buffer = new byte[STAT_BYTES];
+        for (String entry : entries == null ? new String[0] : entries) {
+            long pid = pidOf(entry);
+            if (pid <= 0 || pid == self) {
+                continue;
             }
-        });
+            Stat stat = stat(PROC.resolve(entry).resolve("stat"), buffer);
+            if (stat != null && stat.state() != 'Z' && stat.startTicks() >= startedSince
+                    && contains(environ(pid), needle)) {
+                ProcessHandle.of(pid).ifPresent(found::add);
+            }
+        }
         return found;
+    }
+
+    /**
+     * When the calling thread started, in clock ticks since boot ({@code /proc/thread-self/stat}); 0 where that
+     * cannot be read, which makes {@link #marked} look at every process.
+     */
+    static long threadStartTicks() {
+        Stat stat = stat(PROC.resolve("thread-self/stat"), new byte[STAT_BYTES]);
+        return stat == null ? 0 : stat.startTicks();
     }
 
     private static void terminate(Map<Long, ProcessHandle> all, Duration grace) throws InterruptedException {
@@ -84,18 +115,62 @@ final class ProcessTree {
         if (!p.isAlive()) {
             return false;
         }
-        try {
-            String stat = Files.readString(Path.of("/proc", Long.toString(p.pid()), "stat"));
-            int end = stat.lastIndexOf(')');
-            return end < 0 || end + 2 >= stat.length() || stat.charAt(end + 2) != 'Z';
+        Stat stat = stat(PROC.resolve(Long.toString(p.pid())).resolve("stat"), new byte[STAT_BYTES]);
+        return stat == null ? p.isAlive() : stat.state() != 'Z'; // unreadable: gone, or not Linux
+    }
+
+    /** What {@link #marked} needs of a process's (or thread's) {@code stat} file. */
+    private record Stat(char state, long startTicks) {
+    }
+
+    /**
+     * Reads a {@code stat} file into {@code buffer} and picks out the state and start time, without the strings a
+     * split would make (the scan reads one per process on the machine); null if unreadable.
+     */
+    private static Stat stat(Path file, byte[] buffer) {
+        int length;
+        try (InputStream in = Files.newInputStream(file)) {
+            length = in.readNBytes(buffer, 0, buffer.length);
         } catch (IOException | SecurityException e) {
-            return p.isAlive(); // not Linux, or it just went away
+            return null;
         }
+        // The command name, in parentheses, may itself hold spaces and parentheses: the fields start after its
+        // last ')', one space apart.
+        int at = length - 1;
+        while (at >= 0 && buffer[at] != ')') {
+            at--;
+        }
+        if (at < 0 || at + 2 >= length) {
+            return null;
+        }
+        int fieldStart = at + 2;
+        char state = (char) buffer[fieldStart];
+        for (int field = 0; field < START_TIME; field++) {
+            while (fieldStart < length && buffer[fieldStart] != ' ') {
+                fieldStart++;
+            }
+            fieldStart++;
+        }
+        long ticks = 0;
+        int digits = 0;
+        for (int i = fieldStart; i < length && buffer[i] >= '0' && buffer[i] <= '9'; i++, digits++) {
+            ticks = ticks * 10 + (buffer[i] - '0');
+        }
+        return digits == 0 ? null : new Stat(state, ticks);
+    }
+
+    private static long pidOf(String entry) {
+        for (int i = 0; i < entry.length(); i++) {
+            if (entry.charAt(i) < '0' || entry.charAt(i) > '9') {
+                return -1;
+            }
+        }
+        return entry.isEmpty() || entry.length() > 18 ? -1 : Long.parseLong(entry);
     }
 
     private static byte[] environ(long pid) {
         try {
-            return Files.readAllBytes(Path.of("/proc", Long.toString(pid), "environ"));
+            return Files.readAllBytes(PROC.resolve(Long.toString(pid)).resolve("environ"));
         } catch (IOException | SecurityException e) {
             return new byte[0]; // gone, not ours, or not Linux
         }

@@ -47,6 +47,8 @@ public final class TaskRunner {
     /** Runs the task; the outcome it was completed with, or empty if the lease was lost and it was not. */
     public Optional<TaskOutcome> run() throws IOException, InterruptedException {
         String marker = UUID.randomUUID().toString();
+        // This thread started before any process of the task, so none of the task's leftovers is older.
+        long startTicks = ProcessTree.threadStartTicks();
         boolean leftoversKilled = false;
         try (TaskDirectory dir = TaskDirectory.create(settings.workDir(), task);
              OutputLog log = new OutputLog(dir.outputFile())) {
@@ -66,7 +68,7 @@ public final class TaskRunner {
                 StepContext ctx = context(job, dir, log, marker);
                 TaskOutcome outcome = new StepSequence(ctx).run(job.steps());
                 // Before completing: once the server hears the task ended, nothing of it may still run.
-                ProcessTree.killMarked(marker, settings.killGrace());
+                ProcessTree.killMarked(marker, startTicks, settings.killGrace());
                 leftoversKilled = true;
                 return finish(shipper, outcome, null);
             } catch (LeaseLostException | ServerUnavailableException e) {
@@ -77,8 +79,8 @@ public final class TaskRunner {
                 heartbeats.stop();
                 shipper.stop();
                 if (!leftoversKilled) {
-                    // Each scan reads every process's environment: once per task is enough.
-                    ProcessTree.killMarked(marker, settings.killGrace());
+                    // Each scan reads the stat of every process on the machine: once per task is enough.
+                    ProcessTree.killMarked(marker, startTicks, settings.killGrace());
                 }
             }
         }

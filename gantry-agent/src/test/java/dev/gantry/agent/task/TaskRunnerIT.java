@@ -176,6 +176,20 @@ class TaskRunnerIT {
     }
 
     @Test
+    void a_process_a_step_left_behind_outside_its_tree_is_killed_when_the_job_ends() throws Exception {
+        Path pid = scratch.resolve("orphan.pid");
+        // The subshell exits at once, so sleep is re-parented: only the task's marker still finds it.
+        ObjectNode a = Assignments.of(job("orphan", List.of(
+                run("Leave", "(sleep 1000 > /dev/null 2>&1 & echo $! > " + pid + ")"))), "", "main", "x");
+
+        Optional<TaskOutcome> outcome = harness.run(a);
+
+        assertThat(outcome).contains(TaskOutcome.SUCCESS);
+        assertThat(pids(pid)).hasSize(1);
+        assertThat(alive(pids(pid))).isEmpty();
+    }
+
+    @Test
     void a_lost_lease_kills_the_task_and_sends_nothing_more() throws Exception {
         Path pid = scratch.resolve("pid");
         ObjectNode a = Assignments.of(job("lost", List.of(

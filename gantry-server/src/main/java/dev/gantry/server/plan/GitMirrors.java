@@ -7,59 +7,54 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
-import java.util.ArrayList;
+import java.time.Instant;
+import java.time.InstantSource;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
  * Reads configs from a bare mirror of each project's repository, kept under {@code root} as
  * {@code <project-id>.git}: the first fetch clones it ({@code git clone --mirror}, into a {@code .partial} directory
- * renamed when complete, so a half clone is never used), later ones update it ({@code git fetch --prune}). Then the
- * ref or revision is resolved to a commit and the config read at it, all with the git command line (see {@link Git}).
+ * renamed when complete, so a half clone is never used), later ones update it ({@code git fetch --prune}), both with
+ * the git command line (see {@link Git}), which brings the network, credentials and ssh. Fetches of one mirror are
+ * coalesced ({@link CoalescedFetches}): a plan waits for a fetch that started after its pipeline was triggered, and
+ * never runs a second one beside it. The ref or revision is then resolved and the config read in-process
+ * ({@link MirrorReads}, JGit on the mirror, opened once per project and kept for the life of the server).
  *
  * <p>Fetching is a {@link ConfigFetchException#transientFailure() transient} failure (the network, the remote host);
- * a ref, revision or config that is not there is permanent. Thread-safe: calls for one project take turns on a lock,
- * so a mirror is never updated by two at once; calls for different projects mostly run in parallel.
+ * a ref, revision or config that is not there is permanent. Thread-safe: one fetch of a mirror at a time, reads in
+ * parallel with each other and with fetches (git updates refs atomically, and a plan reads only after the fetch
+ * that serves it ended); mirrors of different projects are fetched in parallel.
  */
 public final class GitMirrors implements ConfigSource {
     /** How long a clone or fetch may take. */
     public static final Duration DEFAULT_NETWORK_TIMEOUT = Duration.ofMinutes(5);
-    /** How long a command on the mirror itself may take. */
-    public static final Duration DEFAULT_LOCAL_TIMEOUT = Duration.ofSeconds(30);
 
-    private static final int LOCK_STRIPES = 64;
     private static final Pattern REVISION = Pattern.compile("[0-9a-fA-F]{7,64}");
-    private static final Pattern FULL_REVISION = Pattern.compile("[0-9a-f]{40}|[0-9a-f]{64}");
-    private static final Pattern FILE_MODE = Pattern.compile("1006[0-9]{2}|100755");
 
     private final Path root;
     private final Git git;
     private final Duration networkTimeout;
-    private final Duration localTimeout;
-    private final ReentrantLock[] locks = new ReentrantLock[LOCK_STRIPES];
-    private final Map<UUID, String> defaultBranches = new ConcurrentHashMap<>();
+    private final InstantSource clock;
+    private final Map<UUID, Mirror> mirrors = new ConcurrentHashMap<>();
 
-    /** Mirrors under {@code root}, with {@code git} from the {@code PATH} and the default timeouts. */
+    /** Mirrors under {@code root}, with {@code git} from the {@code PATH}, the default timeout and the system clock. */
     public GitMirrors(Path root) {
-        this(root, "git", DEFAULT_NETWORK_TIMEOUT, DEFAULT_LOCAL_TIMEOUT);
+        this(root, "git", DEFAULT_NETWORK_TIMEOUT, InstantSource.system());
     }
 
-    GitMirrors(Path root, String executable, Duration networkTimeout, Duration localTimeout) {
+    /** @param clock the clock that stamps pipelines' creation, to which fetch start times are compared */
+    GitMirrors(Path root, String executable, Duration networkTimeout, InstantSource clock) {
         this.root = Objects.requireNonNull(root, "root");
         this.git = new Git(executable);
         this.networkTimeout = Objects.requireNonNull(networkTimeout, "networkTimeout");
-        this.localTimeout = Objects.requireNonNull(localTimeout, "localTimeout");
-        for (int i = 0; i < LOCK_STRIPES; i++) {
-            locks[i] = new ReentrantLock();
-        }
+        this.clock = Objects.requireNonNull(clock, "clock");
     }
 
     /** The mirrors of a server whose home is {@code home}: {@code home/repos}. */
@@ -73,41 +68,80 @@ public final class GitMirrors implements ConfigSource {
     }
 
     @Override
-    public FetchedConfig fetch(UUID projectId, String vcsUrl, GitRef ref, String revision)
+    public FetchedConfig fetch(UUID projectId, String vcsUrl, GitRef ref, String revision, Instant notBefore)
             throws ConfigFetchException, InterruptedException {
         Objects.requireNonNull(ref, "ref");
+        Objects.requireNonNull(notBefore, "notBefore");
         if (revision != null && !REVISION.matcher(revision).matches()) {
             throw ConfigFetchException.permanent("revision '" + revision + "' is not a commit id of 7-64 hex digits");
         }
-        ReentrantLock lock = locks[Math.floorMod(projectId.hashCode(), LOCK_STRIPES)];
-        lock.lockInterruptibly();
-        try {
-            // A trigger that names a commit the mirror already has (a rerun, a retrigger, a webhook for a commit
-            // fetched before) needs no fetch: commits never change.
-            Path mirror = revision != null && has(mirror(projectId), revision) ? mirror(projectId)
-                    : update(projectId, vcsUrl);
-            String commit = resolve(mirror, ref, revision);
-            FetchedConfig config = read(mirror, commit);
-            return new FetchedConfig(config.revision(), config.path(), config.text(),
-                    defaultBranches.computeIfAbsent(projectId, id -> defaultBranch(mirror)));
-        } finally {
-            lock.unlock();
+        Mirror mirror = mirrors.computeIfAbsent(projectId, Mirror::new);
+        // A trigger that names a commit the mirror already has (a rerun, a retrigger, a webhook for a commit
+        // fetched before) needs no fetch: commits never change.
+        if (revision == null || !mirror.cloned() || !mirror.reads().hasCommit(revision)) {
+            mirror.fetches.awaitFetchSince(notBefore, () -> update(mirror, vcsUrl));
+        }
+        MirrorReads reads = mirror.reads();
+        FetchedConfig config = reads.read(reads.resolve(ref, revision));
+        return new FetchedConfig(config.revision(), config.path(), config.text(), mirror.defaultBranch());
+    }
+
+    /** One project's mirror: its fetches, and once it is cloned, the reads of it. */
+    private final class Mirror {
+        final Path dir;
+        final CoalescedFetches fetches = new CoalescedFetches(clock);
+        private volatile MirrorReads reads;
+        private volatile String defaultBranch;
+
+        Mirror(UUID projectId) {
+            this.dir = mirror(projectId);
+        }
+
+        boolean cloned() {
+            return reads != null || Files.isDirectory(dir);
+        }
+
+        /** The reads of the mirror, which must have been cloned; opened on first use. */
+        MirrorReads reads() {
+            MirrorReads opened = reads;
+            if (opened == null) {
+                synchronized (this) {
+                    if (reads == null) {
+                        reads = MirrorReads.open(dir);
+                    }
+                    opened = reads;
+                }
+            }
+            return opened;
+        }
+
+        /**
+         * The repository's default branch as the clone took it. Read once per project and process: it rarely
+         * changes, and the plan builder asks on every plan.
+         */
+        String defaultBranch() {
+            String branch = defaultBranch;
+            if (branch == null) {
+                branch = reads().defaultBranch();
+                defaultBranch = branch;
+            }
+            return branch;
         }
     }
 
-    private Path update(UUID projectId, String vcsUrl) throws InterruptedException {
-        Path mirror = mirror(projectId);
+    private void update(Mirror mirror, String vcsUrl) throws InterruptedException {
         try {
-            if (Files.isDirectory(mirror)) {
+            if (Files.isDirectory(mirror.dir)) {
                 Git.Result fetched = git.run(null, networkTimeout,
-                        List.of("--git-dir=" + mirror, "fetch", "--prune", "--quiet", "origin"));
+                        List.of("--git-dir=" + mirror.dir, "fetch", "--prune", "--quiet", "origin"));
                 if (!fetched.ok()) {
                     throw ConfigFetchException.transientFailure("fetching the repository failed: " + fetched.error());
                 }
-                return mirror;
+                mirror.reads().refresh();
+                return;
             }
             Files.createDirectories(root);
-            Path partial = root.resolve(projectId + ".git.partial");
+            Path partial = root.resolve(mirror.dir.getFileName() + ".partial");
             deleteRecursively(partial);
             Git.Result cloned = git.run(null, networkTimeout,
                     List.of("clone", "--mirror", "--quiet", "--", vcsUrl, partial.toString()));
@@ -115,95 +149,11 @@ public final class GitMirrors implements ConfigSource {
                 deleteRecursively(partial);
                 throw ConfigFetchException.transientFailure("cloning the repository failed: " + cloned.error());
             }
-            Files.move(partial, mirror, StandardCopyOption.ATOMIC_MOVE);
-            return mirror;
+            Files.move(partial, mirror.dir, StandardCopyOption.ATOMIC_MOVE);
         } catch (Git.GitFailure e) {
             throw ConfigFetchException.transientFailure("fetching the repository failed: " + e.getMessage());
         } catch (IOException e) {
             throw ConfigFetchException.transientFailure("cannot write the mirror under " + root + ": " + e);
-        }
-    }
-
-    private String resolve(Path mirror, GitRef ref, String revision) throws InterruptedException {
-        // Never an option: a revision is hex digits, and a ref name cannot start with '-' (GitRef checks it).
-        String spec = revision != null ? revision
-                : (ref.kind() == GitRef.Kind.BRANCH ? "refs/heads/" : "refs/tags/") + ref.name();
-        Git.Result resolved = local(mirror, List.of("rev-parse", "--verify", "--quiet", spec + "^{commit}"));
-        String commit = resolved.text().strip();
-        if (!resolved.ok() || !FULL_REVISION.matcher(commit).matches()) {
-            throw ConfigFetchException.permanent(revision != null
-                    ? "revision " + revision + " is not a commit in the repository (or it is ambiguous)"
-                    : (ref.kind() == GitRef.Kind.BRANCH ? "branch '" : "tag '") + ref.name()
-                            + "' does not exist in the repository");
-        }
-        return commit;
-    }
-
-    private FetchedConfig read(Path mirror, String commit) throws InterruptedException {
-        List<String> listing = new ArrayList<>(List.of("ls-tree", "-z", "--full-tree", commit, "--"));
-        listing.addAll(CONFIG_PATHS);
-        Git.Result tree = local(mirror, listing);
-        if (!tree.ok()) {
-            throw ConfigFetchException.permanentAt(commit, "cannot list commit " + commit + ": " + tree.error());
-        }
-        Map<String, String[]> entries = new HashMap<>();
-        for (String entry : tree.text().split("\0")) {
-            int tab = entry.indexOf('\t');
-            if (tab > 0) {
-                entries.put(entry.substring(tab + 1), entry.substring(0, tab).split(" "));
-            }
-        }
-        for (String path : CONFIG_PATHS) {
-            String[] entry = entries.get(path);
-            if (entry == null) {
-                continue;
-            }
-            if (entry.length != 3 || !entry[1].equals("blob") || !FILE_MODE.matcher(entry[0]).matches()) {
-                throw ConfigFetchException.permanentAt(commit, path + " at commit " + commit + " is not a regular "
-                        + "file (mode " + entry[0] + ")");
-            }
-            Git.Result blob = local(mirror, List.of("cat-file", "blob", entry[2]));
-            if (!blob.ok()) {
-                throw ConfigFetchException.permanentAt(commit, "cannot read " + path + " at commit " + commit + ": "
-                        + blob.error());
-            }
-            return new FetchedConfig(commit, path, blob.text(), null);
-        }
-        throw ConfigFetchException.permanentAt(commit, "no config at commit " + commit + ": looked for "
-                + String.join(" and ", CONFIG_PATHS));
-    }
-
-    /** True when the mirror exists and has the commit {@code revision}. */
-    private boolean has(Path mirror, String revision) throws InterruptedException {
-        return Files.isDirectory(mirror)
-                && local(mirror, List.of("cat-file", "-e", revision + "^{commit}")).ok();
-    }
-
-    /**
-     * What the mirror's HEAD names, as the clone took it from the repository: its default branch. Read once per
-     * project and process (it rarely changes, and the plan builder asks on every plan); empty string when HEAD names
-     * no branch.
-     */
-    private String defaultBranch(Path mirror) {
-        try {
-            Git.Result head = local(mirror, List.of("symbolic-ref", "--quiet", "--short", "HEAD"));
-            return head.ok() ? head.text().strip() : "";
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return "";
-        } catch (ConfigFetchException e) {
-            return "";
-        }
-    }
-
-    private Git.Result local(Path mirror, List<String> args) throws InterruptedException {
-        List<String> command = new ArrayList<>();
-        command.add("--git-dir=" + mirror);
-        command.addAll(args);
-        try {
-            return git.run(null, localTimeout, command);
-        } catch (Git.GitFailure e) {
-            throw ConfigFetchException.permanent(e.getMessage());
         }
     }
 

@@ -39,7 +39,7 @@ import org.slf4j.LoggerFactory;
 public final class PlanBuilder {
     private static final Logger LOG = LoggerFactory.getLogger(PlanBuilder.class);
 
-    /** Plans built at once; each mostly waits for git. */
+    /** Plans built at once; each mostly waits for git (plans of one project share a fetch). */
     public static final int CONCURRENCY = 2;
 
     /** What one call did. */
@@ -123,7 +123,12 @@ public final class PlanBuilder {
                 new IllegalStateException("pipeline " + pipelineId + " has no project " + pipeline.project()));
         ConfigSource.FetchedConfig config;
         try {
-            config = configs.fetch(project.id(), project.vcsUrl(), pipeline.ref(), pipeline.revision());
+            // As of created_at, not of when this delivery arrived: the trigger is the moment the user means ("build
+            // what I just pushed"), so a fetch started after it is fresh enough, and a pipeline that waited in the
+            // queue is served by a fetch started while it waited. The server that took the trigger stamped created_at
+            // with its clock, so with several servers this relies on their clocks agreeing (NTP).
+            config = configs.fetch(project.id(), project.vcsUrl(), pipeline.ref(), pipeline.revision(),
+                    pipeline.createdAt());
         } catch (ConfigFetchException e) {
             if (e.transientFailure() && !lastAttempt) {
                 LOG.warn("pipeline {} #{}: {}; the queue will try again", pipeline.project(), pipeline.number(),

@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.gantry.server.pipeline.GitRef;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
@@ -30,10 +32,11 @@ class GitTest {
     void a_revision_that_is_not_hex_is_refused_before_git_runs() {
         // A git that does not exist: reaching it would fail differently.
         GitMirrors mirrors = new GitMirrors(Path.of("/nonexistent"), "/nonexistent/git", Duration.ofSeconds(1),
-                Duration.ofSeconds(1));
+                InstantSource.system());
 
         for (String revision : new String[] {"--upload-pack=touch /tmp/x", "HEAD", "abc", "a".repeat(65)}) {
-            assertThatThrownBy(() -> mirrors.fetch(UUID.randomUUID(), "/repo", GitRef.branch("main"), revision))
+            assertThatThrownBy(() -> mirrors.fetch(UUID.randomUUID(), "/repo", GitRef.branch("main"), revision,
+                    Instant.now()))
                     .isInstanceOf(ConfigFetchException.class)
                     .hasMessageContaining("is not a commit id")
                     .satisfies(e -> assertThat(((ConfigFetchException) e).transientFailure()).isFalse());
