@@ -148,6 +148,22 @@ class AgentClaimsIT {
     }
 
     @Test
+    void a_macos_job_runs_only_in_the_macos_pool_and_does_not_hold_up_the_others() {
+        UUID mac = runs.job(workflow, "ios").insert();
+        server.jdbi().useHandle(h -> h.execute("UPDATE gantry.job SET executor = "
+                + "'{\"type\": \"macos\", \"image\": \"xcode 15.4\"}' WHERE id = ?", mac));
+        UUID linux = runs.job(workflow, "api").insert();
+        String linuxAgent = agent.registered("linux");
+        String macAgent = agent.registeredInPool("mac", "macos");
+
+        assertThat(agent.claimed(linuxAgent).jobId()).isEqualTo(linux);
+        assertThat(agent.claim(linuxAgent, 64, 1 << 20).status()).isEqualTo(204);
+        assertThat(agent.claimed(macAgent).jobId()).isEqualTo(mac);
+        assertThat(agent.post(AgentClient.PREFIX + "/register", "{\"name\": \"x\", \"cpu\": 1, \"memory_mb\": 1, "
+                + "\"pool\": \"Not A Pool\"}").status()).isEqualTo(400);
+    }
+
+    @Test
     void canceled_and_cancel_requested_jobs_are_not_handed_out() {
         runs.job(workflow, "canceling").cancelRequested().insert();
         runs.job(workflow, "canceled").status("canceled").queuedTasks(true).insert();

@@ -33,6 +33,16 @@ final class AgentClient {
                 "{\"name\": \"%s\", \"cpu\": %d, \"memory_mb\": %d, \"version\": \"0.1.0\"}", name, cpu, memoryMb));
     }
 
+    /** Registers an agent of the pool {@code pool}, as large as {@link #claimed(String)} says it has free. */
+    String registeredInPool(String name, String pool) {
+        ApiClient.Answer answer = post(PREFIX + "/register", String.format(
+                "{\"name\": \"%s\", \"cpu\": 64, \"memory_mb\": %d, \"pool\": \"%s\"}", name, 1 << 20, pool));
+        if (answer.status() != 201) {
+            throw new AssertionError("register: " + answer);
+        }
+        return answer.text("id");
+    }
+
     /** Registers an agent as large as {@link #claimed(String)} says it has free, and returns its id. */
     String registered(String name) {
         return registered(name, 64, 1 << 20);
