@@ -28,7 +28,8 @@ final class SimCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Parameters(index = "0", paramLabel = "SCENARIO", description = "The scenario file, like scenarios/spike-2xlarge.yaml.")
+    @Parameters(index = "0", paramLabel = "SCENARIO",
+            description = "The scenario file, like scenarios/spike-2xlarge.yaml.")
     Path scenarioFile;
 
     @Option(names = "--seed", paramLabel = "N", description = "Seed of every random draw (default: ${DEFAULT-VALUE}).")

@@ -3,7 +3,10 @@ package dev.gantry.sim;
 import java.time.Duration;
 import java.util.random.RandomGenerator;
 
-/** Draws from the lognormal distribution of a {@link Scenario.Spread}, as {@code SimulatedProvider} does for latency. */
+/**
+ * Draws from the lognormal distribution of a {@link Scenario.Spread}, as {@code SimulatedProvider} does for
+ * provisioning latency.
+ */
 final class Lognormal {
     /** z for the 95th percentile of a standard normal distribution. */
     private static final double Z95 = 1.6448536269514722;

@@ -19,8 +19,9 @@ import java.util.OptionalInt;
  * @param tick        how often the fleet controller (or the baseline autoscaler) runs, as the server's loop does
  * @param sampleEvery the width of the time-series windows (CSV rows, chart points)
  */
-public record Scenario(String name, String description, Duration runFor, Duration warmUp, Duration tick, Duration sampleEvery,
-                       FleetConfig fleet, Cloud cloud, List<Workload> workloads, Baseline baseline) {
+public record Scenario(String name, String description, Duration runFor, Duration warmUp, Duration tick,
+                       Duration sampleEvery, FleetConfig fleet, Cloud cloud, List<Workload> workloads,
+                       Baseline baseline) {
     public Scenario {
         Objects.requireNonNull(name, "name");
         workloads = List.copyOf(workloads);

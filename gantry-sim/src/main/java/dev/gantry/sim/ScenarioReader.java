@@ -29,7 +29,8 @@ import org.yaml.snakeyaml.nodes.SequenceNode;
  * One reader per file; not thread-safe.
  */
 public final class ScenarioReader {
-    private static final Set<String> TOP_KEYS = Set.of("name", "description", "run_for", "warm_up", "tick", "sample_every",
+    private static final Set<String> TOP_KEYS = Set.of("name", "description", "run_for", "warm_up", "tick",
+            "sample_every",
             "fleet", "cloud", "workloads", "baseline");
     private static final Set<String> CLOUD_KEYS = Set.of("latency", "type_latency", "failure_probability",
             "capacity");
@@ -209,7 +210,8 @@ public final class ScenarioReader {
             if ("steady".equals(p)) {
                 kind = Arrivals.Kind.STEADY;
             } else if (!"poisson".equals(p)) {
-                yaml.problem(f.get("process"), "'process' is steady or poisson, got " + yaml.describe(f.get("process")));
+                yaml.problem(f.get("process"), "'process' is steady or poisson, got "
+                        + yaml.describe(f.get("process")));
             }
         }
         double perHour = f.containsKey("per_hour") ? yaml.number(f.get("per_hour"), "per_hour") : 0;
