@@ -37,12 +37,12 @@ public final class Report {
         StringBuilder out = new StringBuilder();
         out.append(String.format(Locale.ROOT, "scenario %s, seed %d, %s virtual: gantry vs baseline%n",
                 gantry.scenario(), gantry.seed(), hours(gantry.runForSeconds())));
-        out.append(String.format(Locale.ROOT, "%-16s | %-35s | %-35s%n", "", "gantry: wait p50/p95/p99/max s, jobs",
+        out.append(String.format(Locale.ROOT, "%-16s | %-35s | %s%n", "", "gantry: wait p50/p95/p99/max s, jobs",
                 "baseline: wait p50/p95/p99/max s, jobs"));
         for (int i = 0; i < gantry.workloads().size(); i++) {
             Result.WorkloadSummary g = gantry.workloads().get(i);
             Result.WorkloadSummary b = baseline.workloads().get(i);
-            out.append(String.format(Locale.ROOT, "%-16s | %-35s | %-35s%n", g.name(), waits(g), waits(b)));
+            out.append(String.format(Locale.ROOT, "%-16s | %-35s | %s%n", g.name(), waits(g), waits(b)));
         }
         out.append("gantry:   ").append(fleetLine(gantry)).append('\n');
         out.append("baseline: ").append(fleetLine(baseline)).append('\n');
