@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import org.yaml.snakeyaml.nodes.Node;
 
 /**
  * The fleet an autoscaler manages: its clusters, which images are pinned to which pool, how long an idle instance is
@@ -68,6 +69,16 @@ public record FleetConfig(List<Cluster> clusters, Map<String, String> imagePins,
      */
     public static FleetConfig parse(String file, String text) {
         return new FleetConfigParser(file).parse(text);
+    }
+
+    /**
+     * The fleet described by a SnakeYAML node of a larger file (the simulator's scenario embeds a fleet); problems
+     * name {@code file} at the node's own positions.
+     *
+     * @throws FleetConfigException listing every problem with its file:line:column
+     */
+    public static FleetConfig parse(String file, Node node) {
+        return new FleetConfigParser(file).parse(node);
     }
 
     /** The pool jobs using {@code image} run in: an exact pin, else the longest matching prefix pin, else default. */

@@ -47,6 +47,11 @@ final class FleetConfigParser {
         if (root == null) {
             throw new FleetConfigException(problems);
         }
+        return parse(root);
+    }
+
+    /** The fleet of an already composed node, whose marks are positions in {@code file}. */
+    FleetConfig parse(Node root) {
         Map<String, Node> top = fields(root, TOP_KEYS, "the fleet file");
         Duration scaleInAfter = duration(top.get("scale_in_after"), FleetConfig.DEFAULT_SCALE_IN_AFTER);
         Duration unavailableFor = duration(top.get("unavailable_for"), FleetConfig.DEFAULT_UNAVAILABLE_FOR);

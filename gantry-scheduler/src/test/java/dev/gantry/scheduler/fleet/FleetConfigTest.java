@@ -123,4 +123,27 @@ class FleetConfigTest {
         assertThatThrownBy(() -> FleetConfig.parse("fleet.yml", "scale_in_after: 5m\n"))
                 .hasMessage("fleet.yml:1:1: error: 'clusters' is missing: a fleet needs at least one cluster");
     }
+
+    @Test
+    void a_fleet_embedded_in_a_larger_file_is_read_from_its_node_with_that_files_positions() {
+        String text = """
+                name: a scenario
+                fleet:
+                  clusters:
+                    - name: east
+                      max: 0
+                      types: [{name: t16, vcpu: 16, memory_gb: 32, disk_gb: 160}]
+                """;
+        var root = (org.yaml.snakeyaml.nodes.MappingNode) new org.yaml.snakeyaml.Yaml()
+                .compose(new java.io.StringReader(text));
+        var fleetNode = root.getValue().get(1).getValueNode();
+
+        assertThatThrownBy(() -> FleetConfig.parse("scenario.yaml", fleetNode))
+                .isInstanceOf(FleetConfigException.class)
+                .extracting(e -> ((FleetConfigException) e).problems())
+                .asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.list(FleetConfigException.Problem.class))
+                .extracting(FleetConfigException.Problem::file, FleetConfigException.Problem::line,
+                        FleetConfigException.Problem::column)
+                .containsExactly(tuple("scenario.yaml", 5, 12));
+    }
 }
