@@ -41,14 +41,11 @@ final class Heartbeats {
     }
 
     private void loop() {
-        // The first heartbeat goes at once: it tells the server this agent got the task and runs it.
-        boolean first = true;
+        // The first heartbeat waits an interval too: the task's first call (the first step's report, or the
+        // completion) already tells the server that this agent got the task and runs it.
         while (!control.silent()) {
             try {
-                if (!first) {
-                    Thread.sleep(interval);
-                }
-                first = false;
+                Thread.sleep(interval);
                 if (server.heartbeat(task)) {
                     LOG.info("task {} was canceled", task);
                     control.cancel();
