@@ -135,7 +135,7 @@ public final class Agent implements AutoCloseable {
     }
 
     private void start(Assignment assignment, Duration heartbeatInterval) {
-        ResourceSizes.Size size = ResourceSizes.of(assignment.job().resourceClass());
+        ResourceSizes.Size size = ResourceSizes.of(assignment.job());
         TaskRunner runner = new TaskRunner(server, assignment, heartbeatInterval, taskSettings);
         capacity.take(size);
         running.add(runner);

@@ -1,11 +1,12 @@
 package dev.gantry.agent;
 
+import dev.gantry.agent.protocol.Assignment;
 import java.util.Map;
 
 /**
- * CPU and memory each resource class takes, so the agent knows what it has left to offer in its next claim. Mirrors
- * the server's table (dev.gantry.server.run.ResourceClasses), which the agent must not depend on; a class it does not
- * know counts as {@link #DEFAULT}. Pure.
+ * CPU and memory a job takes, so the agent knows what it has left to offer in its next claim: what the assignment
+ * says (the server's resource classes are configuration). The table of CircleCI's Docker classes here is only for an
+ * older server that does not say; a class it does not know counts as {@link #DEFAULT}. Pure.
  */
 final class ResourceSizes {
     static final String DEFAULT = "medium";
@@ -28,8 +29,12 @@ final class ResourceSizes {
     private ResourceSizes() {
     }
 
-    static Size of(String resourceClass) {
-        Size size = SIZES.get(resourceClass == null ? DEFAULT : resourceClass);
+    /** What {@code job} takes: the size its assignment gives, else (from an older server) its class's here. */
+    static Size of(Assignment.Job job) {
+        if (job.cpu() > 0 && job.memoryMb() > 0) {
+            return new Size(job.cpu(), job.memoryMb());
+        }
+        Size size = SIZES.get(job.resourceClass() == null ? DEFAULT : job.resourceClass());
         return size != null ? size : SIZES.get(DEFAULT);
     }
 }

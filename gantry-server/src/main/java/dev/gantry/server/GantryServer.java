@@ -1,13 +1,13 @@
 package dev.gantry.server;
 
+import dev.gantry.config.ConfigCompiler;
 import dev.gantry.db.Database;
 import dev.gantry.db.DatabaseSettings;
-import dev.gantry.config.ConfigCompiler;
 import dev.gantry.queue.QueueSettings;
 import dev.gantry.queue.Queues;
 import dev.gantry.queue.Shards;
 import dev.gantry.queue.Worker;
-import dev.gantry.scheduler.OrgLimits;
+import dev.gantry.scheduler.fleet.FleetConfig;
 import dev.gantry.server.agent.AgentApi;
 import dev.gantry.server.agent.OpenClaims;
 import dev.gantry.server.agent.TaskWakeups;
@@ -32,7 +32,6 @@ import dev.gantry.server.plan.GitMirrors;
 import dev.gantry.server.plan.PlanBuilder;
 import dev.gantry.server.project.ProjectRoutes;
 import dev.gantry.server.project.Projects;
-import dev.gantry.server.run.ResourceClasses;
 import dev.gantry.server.results.ResultsApi;
 import dev.gantry.server.storage.FileBlobStore;
 import dev.gantry.server.storage.FileOutputStore;
@@ -163,10 +162,11 @@ public final class GantryServer implements AutoCloseable {
         OutputStore output = new FileOutputStore(home.resolve("output"));
         FileBlobStore blobs = new FileBlobStore(home);
         Autoscaling autoscaling = fleetSetup == null ? null : new Autoscaling(fleetSetup, jdbi, clock);
+        // Resource classes, image pins and organisation limits come from the fleet file, if there is one.
+        FleetConfig fleetConfig = fleetSetup == null ? FleetConfig.defaults() : fleetSetup.config();
         OpenClaims claiming = new OpenClaims();
-        FleetSnapshots fleet = new FleetSnapshots(ResourceClasses.TABLE,
-                fleetSetup == null ? ImagePools.standard() : new ImagePools(fleetSetup.config()),
-                OrgLimits.NONE, settings.agent().heartbeatInterval().multipliedBy(3),
+        FleetSnapshots fleet = new FleetSnapshots(fleetConfig.resourceClasses(), new ImagePools(fleetConfig),
+                fleetConfig.orgLimits(), settings.agent().heartbeatInterval().multipliedBy(3),
                 autoscaling == null ? FleetSnapshots.Overlay.NONE : autoscaling, claiming);
         AgentApi agents = new AgentApi(jdbi, queues, settings.agent(), new SchedulerMatcher(fleet, clock), claiming,
                 blobs, output, new AgentAuthentication(tokens.hash(TokenKind.AGENT)), clock);
@@ -178,7 +178,8 @@ public final class GantryServer implements AutoCloseable {
             releaseWhatTheLastRunHeld(queues, instance);
             queueLoops.add(WorkflowAdvancer.start(queues, new WorkflowAdvancer(jdbi, clock, tasksQueued), instance));
             if (planPipelines) {
-                queueLoops.add(new PlanBuilder(jdbi, queues, GitMirrors.under(home), ConfigCompiler.create(), clock)
+                queueLoops.add(new PlanBuilder(jdbi, queues, GitMirrors.under(home), ConfigCompiler.create(),
+                        fleetConfig.resourceClasses(), clock)
                         .start(instance));
             }
             Javalin http = HttpApi.create(settings.host(), settings.port(), new AdminAuthentication(tokens.hash(TokenKind.ADMIN)),

@@ -87,7 +87,7 @@ class AgentClaimsIT {
                 {"lease": "%s",
                  "task": {"job_id": "%s", "node_index": 0},
                  "job": {"id": "%s", "number": 1, "name": "test", "attempt": 1, "parallelism": 2,
-                         "resource_class": "medium", "executor": {"type": "docker", "image": "cimg/base:2024.01"},
+                         "resource_class": "medium", "cpu": 2, "memory_mb": 4096, "executor": {"type": "docker", "image": "cimg/base:2024.01"},
                          "spec": {"name": "test", "steps": [{"run": {"command": "make"}}]}},
                  "pipeline": {"id": "%s", "number": 1, "branch": "main", "tag": null,
                               "revision": "a1b2c3d4e5f60718293a4b5c6d7e8f9012345678", "parameters": {"deploy": true}},

@@ -8,12 +8,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.gantry.config.ConfigCompiler;
 import dev.gantry.queue.QueueSettings;
 import dev.gantry.queue.Queues;
+import dev.gantry.scheduler.ResourceClasses;
 import dev.gantry.server.http.Json;
 import dev.gantry.server.pipeline.GitRef;
 import dev.gantry.server.plan.ConfigFetchException;
 import dev.gantry.server.plan.GitMirrors;
 import dev.gantry.server.plan.PlanBuilder;
-import dev.gantry.server.run.ResourceClasses;
 import dev.gantry.testkit.EmbeddedPostgresExtension;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.file.Files;
@@ -359,7 +359,7 @@ class PlanBuilderIT {
         assertThat(pipeline.get("state").asText()).isEqualTo("errored");
         assertThat(pipeline.get("errors")).singleElement().satisfies(error -> {
             assertThat(error.get("type").asText()).isEqualTo("plan");
-            assertThat(error.get("message").asText()).contains("'build'", "'gigantic'", ResourceClasses.known());
+            assertThat(error.get("message").asText()).contains("'build'", "'gigantic'", ResourceClasses.defaults().known());
         });
     }
 
@@ -480,7 +480,7 @@ class PlanBuilderIT {
 
     private PlanBuilder builder() {
         return new PlanBuilder(jdbi, queues, new GitMirrors(work.resolve("mirrors")), ConfigCompiler.create(),
-                InstantSource.system());
+                ResourceClasses.defaults(), InstantSource.system());
     }
 
     /** A pending pipeline on branch main with no plan message: only the test's builder will plan it. */

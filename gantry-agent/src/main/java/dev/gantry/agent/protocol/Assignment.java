@@ -24,9 +24,13 @@ public record Assignment(String lease, Task task, Job job, Pipeline pipeline, Wo
     public record Task(String jobId, int nodeIndex) {
     }
 
-    /** @param spec {@code PlanJson.writeJob} of the job */
+    /**
+     * @param cpu      what the job's class takes of the agent; 0 from a server that does not say
+     * @param memoryMb likewise, in MiB
+     * @param spec     {@code PlanJson.writeJob} of the job
+     */
     public record Job(String id, long number, String name, int attempt, int parallelism, String resourceClass,
-                      ExecutorImage executor, JsonNode spec) {
+                      int cpu, int memoryMb, ExecutorImage executor, JsonNode spec) {
     }
 
     /** The job's executor as recorded for display: its type and primary image (null for a default machine). */

@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 
 class CircleEnvironmentTest {
     static final Assignment ASSIGNMENT = new Assignment("lease-1", new Assignment.Task("job-1", 1),
-            new Assignment.Job("job-1", 17, "test-linux", 1, 3, "large", new Assignment.ExecutorImage("docker", "cimg/x"),
+            new Assignment.Job("job-1", 17, "test-linux", 1, 3, "large", 4, 8192, new Assignment.ExecutorImage("docker", "cimg/x"),
                     new ObjectMapper().createObjectNode()),
             new Assignment.Pipeline("pipe-1", 5, null, "v1.2.0", "abc123", Map.of()),
             new Assignment.Workflow("wf-1", "ci"),

@@ -2,6 +2,8 @@ package dev.gantry.scheduler.fleet;
 
 import dev.gantry.scheduler.Instance;
 import dev.gantry.scheduler.InstanceType;
+import dev.gantry.scheduler.OrgLimits;
+import dev.gantry.scheduler.ResourceClasses;
 import dev.gantry.scheduler.Resources;
 import java.time.Duration;
 import java.util.HashSet;
@@ -22,9 +24,12 @@ import org.yaml.snakeyaml.nodes.Node;
  * @param unavailableFor   how long a type is skipped after "insufficient capacity"; the real wait is jittered by
  *                         ±{@value TypeAvailability#JITTER_PERCENT}% so that many servers do not re-probe together
  * @param provisionTimeout how long a launched instance may take to come up before it is given up and terminated
+ * @param resourceClasses  the classes jobs may name ({@link ResourceClasses#defaults()} unless the file lists them)
+ * @param orgLimits        how many jobs each organisation may run at once (none unless the file says)
  */
 public record FleetConfig(List<Cluster> clusters, Map<String, String> imagePins, Duration scaleInAfter,
-                          Duration unavailableFor, Duration provisionTimeout) {
+                          Duration unavailableFor, Duration provisionTimeout, ResourceClasses resourceClasses,
+                          OrgLimits orgLimits) {
     public static final Duration DEFAULT_SCALE_IN_AFTER = Duration.ofMinutes(5);
     public static final Duration DEFAULT_UNAVAILABLE_FOR = Duration.ofMinutes(3);
     public static final Duration DEFAULT_PROVISION_TIMEOUT = Duration.ofMinutes(10);
@@ -35,6 +40,8 @@ public record FleetConfig(List<Cluster> clusters, Map<String, String> imagePins,
         Objects.requireNonNull(scaleInAfter, "scaleInAfter");
         Objects.requireNonNull(unavailableFor, "unavailableFor");
         Objects.requireNonNull(provisionTimeout, "provisionTimeout");
+        Objects.requireNonNull(resourceClasses, "resourceClasses");
+        Objects.requireNonNull(orgLimits, "orgLimits");
         if (clusters.isEmpty()) {
             throw new IllegalArgumentException("a fleet needs at least one cluster");
         }
@@ -48,6 +55,13 @@ public record FleetConfig(List<Cluster> clusters, Map<String, String> imagePins,
                 throw new IllegalArgumentException("cluster '" + c.name() + "' is defined twice");
             }
         }
+    }
+
+    /** A fleet with the default resource classes and no organisation limits. */
+    public FleetConfig(List<Cluster> clusters, Map<String, String> imagePins, Duration scaleInAfter,
+                       Duration unavailableFor, Duration provisionTimeout) {
+        this(clusters, imagePins, scaleInAfter, unavailableFor, provisionTimeout, ResourceClasses.defaults(),
+                OrgLimits.NONE);
     }
 
     /**

@@ -2,6 +2,9 @@ package dev.gantry.scheduler.fleet;
 
 import dev.gantry.scheduler.Instance;
 import dev.gantry.scheduler.InstanceType;
+import dev.gantry.scheduler.OrgLimits;
+import dev.gantry.scheduler.ResourceClass;
+import dev.gantry.scheduler.ResourceClasses;
 import dev.gantry.scheduler.Resources;
 import java.io.StringReader;
 import java.time.Duration;
@@ -31,7 +34,8 @@ import org.yaml.snakeyaml.nodes.SequenceNode;
 final class FleetConfigParser {
     private static final Pattern DURATION = Pattern.compile("(\\d+)(ms|s|m|h)");
     private static final Set<String> TOP_KEYS = Set.of("clusters", "pins", "scale_in_after", "unavailable_for",
-            "provision_timeout");
+            "provision_timeout", "resource_classes", "org_limits");
+    private static final Set<String> CLASS_KEYS = Set.of("name", "vcpu", "memory_gb", "disk_gb", "credits_per_minute");
     private static final Set<String> CLUSTER_KEYS = Set.of("name", "pool", "min", "max", "types");
     private static final Set<String> TYPE_KEYS = Set.of("name", "vcpu", "memory_gb", "disk_gb", "cost_per_hour");
 
@@ -78,10 +82,63 @@ final class FleetConfigParser {
             problem(clustersNode, "'clusters' must be a non-empty list of clusters");
         }
         Map<String, String> pins = pins(top.get("pins"), clusters);
+        ResourceClasses classes = resourceClasses(top.get("resource_classes"));
+        OrgLimits limits = orgLimits(top.get("org_limits"));
         if (!problems.isEmpty()) {
             throw new FleetConfigException(problems);
         }
-        return new FleetConfig(clusters, pins, scaleInAfter, unavailableFor, provisionTimeout);
+        return new FleetConfig(clusters, pins, scaleInAfter, unavailableFor, provisionTimeout, classes, limits);
+    }
+
+    /** The classes the file lists, which replace the default table; the defaults when it lists none. */
+    private ResourceClasses resourceClasses(Node node) {
+        if (node == null) {
+            return ResourceClasses.defaults();
+        }
+        if (!(node instanceof SequenceNode seq) || seq.getValue().isEmpty()) {
+            problem(node, "'resource_classes' must be a non-empty list of classes, got " + describe(node));
+            return ResourceClasses.defaults();
+        }
+        List<ResourceClass> classes = new ArrayList<>();
+        Map<String, Node> seen = new HashMap<>();
+        for (Node c : seq.getValue()) {
+            int before = problems.size();
+            Map<String, Node> f = fields(c, CLASS_KEYS, "a resource class");
+            String name = requiredText(c, f, "name", "resource class");
+            String where = "resource class '" + (name == null ? "?" : name) + "'";
+            int vcpu = requiredInt(c, f, "vcpu", where);
+            int memoryGb = requiredInt(c, f, "memory_gb", where);
+            int diskGb = requiredInt(c, f, "disk_gb", where);
+            int credits = f.containsKey("credits_per_minute") ? integer(f.get("credits_per_minute"),
+                    "credits_per_minute", 0) : 0;
+            if (name != null && seen.putIfAbsent(name, c) != null) {
+                problem(c, where + " is defined twice (first at line " + line(seen.get(name)) + ")");
+            } else if (problems.size() == before && name != null) {
+                classes.add(new ResourceClass(name, vcpu, memoryGb * 1024, diskGb, credits));
+            }
+        }
+        return classes.isEmpty() ? ResourceClasses.defaults() : ResourceClasses.of(classes);
+    }
+
+    /** Organisation name → the most jobs it may run at once. */
+    private OrgLimits orgLimits(Node node) {
+        if (node == null) {
+            return OrgLimits.NONE;
+        }
+        if (!(node instanceof MappingNode map)) {
+            problem(node, "'org_limits' must map organisations to the most jobs each may run at once, like acme: 20; "
+                    + "got " + describe(node));
+            return OrgLimits.NONE;
+        }
+        Map<String, Integer> limits = new LinkedHashMap<>();
+        for (NodeTuple t : map.getValue()) {
+            String org = text(t.getKeyNode(), "an organisation");
+            int max = integer(t.getValueNode(), "org_limits." + org, 0);
+            if (org != null) {
+                limits.put(org, max);
+            }
+        }
+        return new OrgLimits(limits);
     }
 
     private Node compose(String text) {

@@ -4,8 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.tuple;
 
+import dev.gantry.scheduler.OrgLimits;
+import dev.gantry.scheduler.ResourceClass;
+import dev.gantry.scheduler.ResourceClasses;
 import dev.gantry.scheduler.Resources;
 import java.time.Duration;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class FleetConfigTest {
@@ -104,6 +108,47 @@ class FleetConfigTest {
                 .hasMessageContaining("fleet.yml:11:5: error: unknown key 'maxx' in a cluster; known keys: max, min,")
                 .hasMessageContaining("fleet.yml:14:14: error: image 'xcode:*' is pinned to pool 'macos', which no"
                         + " cluster serves");
+    }
+
+    @Test
+    void resource_classes_replace_the_default_table_and_org_limits_cap_organisations() {
+        FleetConfig config = FleetConfig.parse("fleet.yml", """
+                clusters:
+                  - {name: a, max: 2, types: [{name: t, vcpu: 8, memory_gb: 16, disk_gb: 80}]}
+                resource_classes:
+                  - {name: tiny, vcpu: 1, memory_gb: 1, disk_gb: 5, credits_per_minute: 2}
+                  - {name: huge, vcpu: 8, memory_gb: 16, disk_gb: 80}
+                org_limits:
+                  acme: 20
+                  initech: 0
+                """);
+
+        assertThat(config.resourceClasses().known()).isEqualTo("tiny, huge");
+        assertThat(config.resourceClasses().get("tiny")).isEqualTo(new ResourceClass("tiny", 1, 1024, 5, 2));
+        assertThat(config.orgLimits()).isEqualTo(new OrgLimits(Map.of("acme", 20, "initech", 0)));
+        assertThat(FleetConfig.defaults().resourceClasses().known()).isEqualTo(ResourceClasses.defaults().known());
+        assertThat(FleetConfig.defaults().orgLimits()).isEqualTo(OrgLimits.NONE);
+    }
+
+    @Test
+    void a_bad_resource_class_or_org_limit_is_reported_where_it_is() {
+        String text = """
+                clusters:
+                  - {name: a, max: 2, types: [{name: t, vcpu: 8, memory_gb: 16, disk_gb: 80}]}
+                resource_classes:
+                  - {name: tiny, vcpu: 1, memory_gb: 1, disk_gb: 5}
+                  - {name: tiny, vcpu: 2, memory_gb: 2, disk_gb: 5}
+                  - {name: odd, vcpu: 1, memory: 1, disk_gb: 5}
+                org_limits:
+                  acme: -1
+                """;
+
+        assertThatThrownBy(() -> FleetConfig.parse("fleet.yml", text))
+                .isInstanceOfSatisfying(FleetConfigException.class, e -> assertThat(e.problems())
+                        .extracting(FleetConfigException.Problem::line, FleetConfigException.Problem::column)
+                        .containsExactly(tuple(5, 5), tuple(6, 26), tuple(6, 5), tuple(8, 9)))
+                .hasMessageContaining("fleet.yml:5:5: error: resource class 'tiny' is defined twice (first at line 4)")
+                .hasMessageContaining("fleet.yml:8:9: error: 'org_limits.acme' must be a whole number of at least 0");
     }
 
     @Test

@@ -28,6 +28,8 @@ final class Assignment {
         job.put("attempt", row.attempt());
         job.put("parallelism", row.parallelism());
         job.put("resource_class", row.resourceClass());
+        job.put("cpu", row.cpu());
+        job.put("memory_mb", row.memoryMb());
         job.set("executor", parse(row.executor()));
         job.set("spec", parse(row.spec()));
 

@@ -10,14 +10,14 @@ import org.jdbi.v3.sqlobject.statement.SqlQuery;
 interface AssignmentDao {
     /** The columns {@link #find} reads; JSON columns as text. */
     record Row(UUID jobId, long jobNumber, String jobName, int attempt, int parallelism, String resourceClass,
-               String executor, String spec, UUID pipelineId, long pipelineNumber, String branch, String tag,
+               int cpu, int memoryMb, String executor, String spec, UUID pipelineId, long pipelineNumber, String branch, String tag,
                String revision, String parameters, UUID workflowId, String workflowName, UUID projectId,
                String organization, String projectName, String vcsUrl) {
     }
 
     @SqlQuery("""
             SELECT j.id AS job_id, j.number AS job_number, j.name AS job_name, j.attempt, j.parallelism,
-                   j.resource_class, j.executor::text AS executor, j.spec::text AS spec,
+                   j.resource_class, j.cpu, j.memory_mb, j.executor::text AS executor, j.spec::text AS spec,
                    p.id AS pipeline_id, p.number AS pipeline_number, p.branch, p.tag, p.revision,
                    p.parameters::text AS parameters,
                    w.id AS workflow_id, w.name AS workflow_name,

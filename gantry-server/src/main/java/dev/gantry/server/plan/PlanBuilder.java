@@ -5,6 +5,7 @@ import dev.gantry.config.ConfigCompiler;
 import dev.gantry.queue.Message;
 import dev.gantry.queue.Queues;
 import dev.gantry.queue.Worker;
+import dev.gantry.scheduler.ResourceClasses;
 import dev.gantry.server.http.DatabaseFailures;
 import dev.gantry.server.pipeline.Pipeline;
 import dev.gantry.server.pipeline.PipelineDao;
@@ -57,14 +58,20 @@ public final class PlanBuilder {
     private final ConfigSource configs;
     private final ConfigCompiler compiler;
     private final PlanStore store;
+    private final ResourceClasses classes;
 
-    /** @param jdbi with the SqlObject plugin installed */
-    public PlanBuilder(Jdbi jdbi, Queues queues, ConfigSource configs, ConfigCompiler compiler, InstantSource clock) {
+    /**
+     * @param jdbi    with the SqlObject plugin installed
+     * @param classes the resource classes jobs may name
+     */
+    public PlanBuilder(Jdbi jdbi, Queues queues, ConfigSource configs, ConfigCompiler compiler,
+                       ResourceClasses classes, InstantSource clock) {
+        this.classes = Objects.requireNonNull(classes, "classes");
         this.jdbi = Objects.requireNonNull(jdbi, "jdbi");
         this.queues = Objects.requireNonNull(queues, "queues");
         this.configs = Objects.requireNonNull(configs, "configs");
         this.compiler = Objects.requireNonNull(compiler, "compiler");
-        this.store = new PlanStore(jdbi, queues, clock);
+        this.store = new PlanStore(jdbi, queues, classes, clock);
     }
 
     /** The name of this process's worker, {@code plan-builder@INSTANCE}. */
@@ -143,7 +150,7 @@ public final class PlanBuilder {
         if (!result.ok()) {
             return errored(pipeline, config.revision(), PlanChecks.compileErrors(result.errors()));
         }
-        List<PipelineError> unrunnable = PlanChecks.unrunnable(result.plan());
+        List<PipelineError> unrunnable = PlanChecks.unrunnable(result.plan(), classes);
         if (!unrunnable.isEmpty()) {
             return errored(pipeline, config.revision(), unrunnable);
         }

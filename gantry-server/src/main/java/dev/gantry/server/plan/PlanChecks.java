@@ -4,8 +4,8 @@ import dev.gantry.config.diag.Diagnostic;
 import dev.gantry.config.plan.Plan;
 import dev.gantry.config.plan.PlanJob;
 import dev.gantry.config.plan.PlanWorkflow;
+import dev.gantry.scheduler.ResourceClasses;
 import dev.gantry.server.pipeline.PipelineError;
-import dev.gantry.server.run.ResourceClasses;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -34,7 +34,7 @@ final class PlanChecks {
     }
 
     /** What in {@code plan} this server cannot run: a setup config, or a build job of a class it does not know. */
-    static List<PipelineError> unrunnable(Plan plan) {
+    static List<PipelineError> unrunnable(Plan plan, ResourceClasses classes) {
         if (plan.setup()) {
             return List.of(new PipelineError(PipelineError.PLAN, "this is a setup config ('setup: true', dynamic "
                     + "configuration); setup workflows are not supported yet"));
@@ -43,10 +43,10 @@ final class PlanChecks {
         for (PlanWorkflow workflow : plan.workflows()) {
             for (PlanJob job : workflow.jobs()) {
                 String resourceClass = PlannedJobs.resourceClass(job);
-                if (resourceClass != null && ResourceClasses.size(resourceClass).isEmpty()) {
+                if (resourceClass != null && classes.find(resourceClass).isEmpty()) {
                     out.add(new PipelineError(PipelineError.PLAN, "job '" + job.name() + "' of workflow '"
                             + workflow.name() + "' asks for resource class '" + resourceClass + "', which this "
-                            + "server does not have; the classes are " + ResourceClasses.known()));
+                            + "server does not have; the classes are " + classes.known()));
                 }
             }
         }

@@ -4,6 +4,7 @@ import dev.gantry.config.plan.Plan;
 import dev.gantry.config.plan.PlanJob;
 import dev.gantry.config.plan.PlanWorkflow;
 import dev.gantry.queue.Queues;
+import dev.gantry.scheduler.ResourceClasses;
 import dev.gantry.server.http.Json;
 import dev.gantry.server.orchestrator.WorkflowCommands;
 import dev.gantry.server.pipeline.PipelineError;
@@ -28,8 +29,10 @@ final class PlanStore {
     private final Jdbi jdbi;
     private final Queues queues;
     private final InstantSource clock;
+    private final ResourceClasses classes;
 
-    PlanStore(Jdbi jdbi, Queues queues, InstantSource clock) {
+    PlanStore(Jdbi jdbi, Queues queues, ResourceClasses classes, InstantSource clock) {
+        this.classes = classes;
         this.jdbi = jdbi;
         this.queues = queues;
         this.clock = clock;
@@ -60,7 +63,7 @@ final class PlanStore {
                 dao.insertWorkflow(workflowId, pipelineId, workflow.name(), WorkflowStatus.RUNNING.word(), now);
                 workflows.add(workflowId);
                 for (PlanJob job : workflow.jobs()) {
-                    jobs.add(PlannedJobs.row(job, UUID.randomUUID(), workflowId, projectId, ++number, now));
+                    jobs.add(PlannedJobs.row(job, classes, UUID.randomUUID(), workflowId, projectId, ++number, now));
                 }
             }
             if (!jobs.isEmpty()) {

@@ -8,8 +8,8 @@ import dev.gantry.config.plan.Executor;
 import dev.gantry.config.plan.JobType;
 import dev.gantry.config.plan.Plan;
 import dev.gantry.config.plan.PlanWorkflow;
+import dev.gantry.scheduler.ResourceClasses;
 import dev.gantry.server.pipeline.PipelineError;
-import dev.gantry.server.run.ResourceClasses;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -63,24 +63,24 @@ class PlanChecksTest {
                 PlannedJobsTest.job("mac", JobType.BUILD, "macos.m1.medium.gen1", ALPINE, 1),
                 PlannedJobsTest.job("hold", JobType.APPROVAL, null, null, 1)))));
 
-        List<PipelineError> problems = PlanChecks.unrunnable(plan);
+        List<PipelineError> problems = PlanChecks.unrunnable(plan, ResourceClasses.defaults());
 
         assertThat(problems).extracting(PipelineError::type).containsOnly(PipelineError.PLAN);
         assertThat(problems).extracting(PipelineError::message).satisfiesExactly(
-                huge -> assertThat(huge).contains("'huge-one'", "'w'", "'huge'", ResourceClasses.known()),
+                huge -> assertThat(huge).contains("'huge-one'", "'w'", "'huge'", ResourceClasses.defaults().known()),
                 mac -> assertThat(mac).contains("'mac'", "'macos.m1.medium.gen1'"));
     }
 
     @Test
     void a_setup_config_is_not_supported_yet() {
-        assertThat(PlanChecks.unrunnable(new Plan(true, List.of()))).singleElement()
+        assertThat(PlanChecks.unrunnable(new Plan(true, List.of()), ResourceClasses.defaults())).singleElement()
                 .satisfies(error -> assertThat(error.message()).contains("setup workflows are not supported yet"));
     }
 
     @Test
     void a_plan_of_known_classes_and_no_workflows_is_runnable() {
-        assertThat(PlanChecks.unrunnable(new Plan(false, List.of()))).isEmpty();
+        assertThat(PlanChecks.unrunnable(new Plan(false, List.of()), ResourceClasses.defaults())).isEmpty();
         assertThat(PlanChecks.unrunnable(new Plan(false, List.of(new PlanWorkflow("w", List.of(
-                PlannedJobsTest.job("build", JobType.BUILD, null, ALPINE, 1))))))).isEmpty();
+                PlannedJobsTest.job("build", JobType.BUILD, null, ALPINE, 1))))), ResourceClasses.defaults())).isEmpty();
     }
 }

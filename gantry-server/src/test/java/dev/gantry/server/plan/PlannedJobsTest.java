@@ -7,6 +7,7 @@ import dev.gantry.config.plan.Executor;
 import dev.gantry.config.plan.JobType;
 import dev.gantry.config.plan.PlanJob;
 import dev.gantry.config.plan.RequiredStatus;
+import dev.gantry.scheduler.ResourceClasses;
 import dev.gantry.server.http.Json;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
@@ -44,7 +45,7 @@ class PlannedJobsTest {
     void a_build_job_without_a_class_gets_the_default_one_and_its_size() throws Exception {
         PlanJob job = job("test", JobType.BUILD, null, new Executor.Docker(List.of(image("alpine"))), 3);
 
-        JobRow row = PlannedJobs.row(job, UUID.randomUUID(), UUID.randomUUID(), UUID.randomUUID(), 7, NOW);
+        JobRow row = PlannedJobs.row(job, ResourceClasses.defaults(), UUID.randomUUID(), UUID.randomUUID(), UUID.randomUUID(), 7, NOW);
 
         assertThat(row.resourceClass()).isEqualTo("medium");
         assertThat(row.cpu()).isEqualTo(2);
@@ -67,7 +68,7 @@ class PlannedJobsTest {
         PlanJob job = new PlanJob("hold", "hold", JobType.APPROVAL, requires, null, null, 1, null, null, Map.of(),
                 List.of(), null, Map.of(), List.of());
 
-        JobRow row = PlannedJobs.row(job, UUID.randomUUID(), UUID.randomUUID(), UUID.randomUUID(), 1, NOW);
+        JobRow row = PlannedJobs.row(job, ResourceClasses.defaults(), UUID.randomUUID(), UUID.randomUUID(), UUID.randomUUID(), 1, NOW);
 
         assertThat(row.resourceClass()).isNull();
         assertThat(row.cpu()).isNull();
