@@ -10,3 +10,11 @@ CREATE INDEX job_history ON job (project_id, name, stopped_at DESC) WHERE status
 
 -- The queue insights read the waits of the tasks that started in the last day.
 CREATE INDEX job_task_started ON job_task (started_at) WHERE started_at IS NOT NULL;
+
+-- An operator's pause of job dispatch to a pool: its queued jobs wait (reason queue_paused) and start once it is
+-- resumed; the autoscaler adds nothing for them meanwhile.
+CREATE TABLE pool_pause (
+    pool       text        PRIMARY KEY,
+    paused_at  timestamptz NOT NULL,
+    reason     text        NOT NULL
+);

@@ -20,6 +20,7 @@ import dev.gantry.server.fleet.FleetInsights;
 import dev.gantry.server.fleet.FleetSnapshots;
 import dev.gantry.server.fleet.FleetView;
 import dev.gantry.server.fleet.ImagePools;
+import dev.gantry.server.fleet.PoolPauses;
 import dev.gantry.server.fleet.QueueInsights;
 import dev.gantry.server.fleet.SchedulerMatcher;
 import dev.gantry.server.job.JobRoutes;
@@ -187,7 +188,8 @@ public final class GantryServer implements AutoCloseable {
                     new PipelineRoutes(new PipelineTriggers(jdbi, queues, clock)),
                     new WorkflowRoutes(new Workflows(jdbi)), new JobRoutes(jdbi, new FleetView(fleet), clock),
                     new WorkflowCommandRoutes(new WorkflowCommands(jdbi, clock, tasksQueued)),
-                    new QueueInsights(jdbi, fleet, clock), new FleetInsights(autoscaling), agents, results);
+                    new QueueInsights(jdbi, fleet, clock), new FleetInsights(jdbi, autoscaling),
+                    new PoolPauses(jdbi, clock), agents, results);
             startHttp(http, settings);
             agents.start();
             if (autoscaling != null) {

@@ -5,6 +5,7 @@ import dev.gantry.server.auth.AdminAuthentication;
 import dev.gantry.server.http.ErrorResponses;
 import dev.gantry.server.http.JsonBody;
 import dev.gantry.server.fleet.FleetInsights;
+import dev.gantry.server.fleet.PoolPauses;
 import dev.gantry.server.fleet.QueueInsights;
 import dev.gantry.server.job.JobRoutes;
 import dev.gantry.server.orchestrator.WorkflowCommandRoutes;
@@ -29,7 +30,8 @@ final class HttpApi {
     static Javalin create(String host, int port, AdminAuthentication authentication, ProjectRoutes projects,
                           PipelineRoutes pipelines, WorkflowRoutes workflows, JobRoutes jobs,
                           WorkflowCommandRoutes workflowCommands, QueueInsights queueInsights,
-                          FleetInsights fleetInsights, AgentApi agents, ResultsApi results) {
+                          FleetInsights fleetInsights, PoolPauses poolPauses, AgentApi agents,
+                          ResultsApi results) {
         ErrorResponses errors = new ErrorResponses();
         return Javalin.create(config -> {
             config.jetty.host = host;
@@ -55,6 +57,8 @@ final class HttpApi {
             config.routes.get("/api/v2/project/{vcs}/{org}/{name}/job/{number}", jobs::get);
             config.routes.get("/api/v2/insights/queue", queueInsights::get);
             config.routes.get("/api/v2/insights/fleet", fleetInsights::get);
+            config.routes.post("/api/v2/fleet/pools/{pool}/pause", poolPauses::pause);
+            config.routes.post("/api/v2/fleet/pools/{pool}/resume", poolPauses::resume);
             results.addRoutes(config.routes);
             agents.addRoutes(config.routes);
 

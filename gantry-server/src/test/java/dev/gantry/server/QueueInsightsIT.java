@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -36,6 +37,11 @@ class QueueInsightsIT {
     @AfterAll
     static void stop() {
         server.close();
+    }
+
+    @BeforeEach
+    void clean() {
+        pg.truncate("gantry.project", "gantry.agent", "gantry.pool_pause", "gantry_queue.message");
     }
 
     @Test
@@ -70,6 +76,34 @@ class QueueInsightsIT {
         assertThat(large.get("reasons").toString()).isEqualTo("{\"no_capacity\":1}");
         JsonNode xlarge = insights.get("items").get(2);
         assertThat(xlarge.get("reasons").toString()).isEqualTo("{\"no_instance_large_enough\":1}");
+    }
+
+    @Test
+    void a_paused_pool_dispatches_nothing_its_jobs_say_why_and_a_resume_lets_them_start() {
+        RunFixtures runs = new RunFixtures(server.jdbi());
+        UUID workflow = runs.workflow("main");
+        UUID job = runs.job(workflow, "a").insert();
+        AgentClient agent = new AgentClient(server.api().anonymous(), server.token(TokenKind.AGENT));
+        String agentId = agent.registered("box");
+
+        ApiClient.Answer paused = server.api().post("/api/v2/fleet/pools/default/pause",
+                "{\"reason\": \"provider maintenance\"}");
+        assertThat(paused.status()).as(paused.body()).isEqualTo(200);
+        assertThat(paused.json().get("reason").asText()).isEqualTo("provider maintenance");
+        assertThat(server.api().post("/api/v2/fleet/pools/Bad_Pool/pause", "{}").status()).isEqualTo(400);
+
+        assertThat(agent.claim(agentId, 64, 1 << 20).status()).as("nothing starts in a paused pool").isEqualTo(204);
+        JsonNode waiting = server.api().get("/api/v2/project/gantry/acme/app/job/" + runs.number(job)).json()
+                .get("waiting");
+        assertThat(waiting.get("reason").asText()).isEqualTo("queue_paused");
+        assertThat(waiting.get("message").asText()).contains("pool default is paused", "provider maintenance");
+        JsonNode medium = server.api().get("/api/v2/insights/queue").json().get("items").get(0);
+        assertThat(medium.get("reasons").toString()).isEqualTo("{\"queue_paused\":1}");
+        assertThat(server.api().get("/api/v2/insights/fleet").json().at("/paused_pools/0/pool").asText())
+                .isEqualTo("default");
+
+        assertThat(server.api().post("/api/v2/fleet/pools/default/resume", "").status()).isEqualTo(200);
+        assertThat(AgentClient.claimed(agent.claim(agentId, 64, 1 << 20)).jobId()).isEqualTo(job);
     }
 
     private static List<String> fieldNames(JsonNode node) {

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.UUID;
 import org.jdbi.v3.sqlobject.config.RegisterConstructorMapper;
 import org.jdbi.v3.sqlobject.statement.SqlQuery;
+import org.jdbi.v3.sqlobject.statement.SqlUpdate;
 
 /** What the scheduler's snapshot is read from: queued tasks, live agents and what they run. */
 interface FleetDao {
@@ -22,6 +23,23 @@ interface FleetDao {
     record RunningTask(UUID jobId, int nodeIndex, UUID agentId, String resourceClass, int cpu, int memoryMb,
                        String organization, Instant startedAt, UUID projectId, String name) {
     }
+
+    /** An operator's pause of dispatch to a pool. */
+    record PoolPause(String pool, Instant pausedAt, String reason) {
+    }
+
+    @SqlQuery("SELECT pool, paused_at, reason FROM gantry.pool_pause ORDER BY pool")
+    @RegisterConstructorMapper(PoolPause.class)
+    List<PoolPause> pausedPools();
+
+    @SqlUpdate("""
+            INSERT INTO gantry.pool_pause (pool, paused_at, reason) VALUES (:pool, :now, :reason)
+            ON CONFLICT (pool) DO NOTHING
+            """)
+    void pause(String pool, OffsetDateTime now, String reason);
+
+    @SqlUpdate("DELETE FROM gantry.pool_pause WHERE pool = :pool")
+    void resume(String pool);
 
     /** How long a job of a project, by name, took on its recent successful runs (median of the last ten). */
     record History(UUID projectId, String name, Long medianMs) {

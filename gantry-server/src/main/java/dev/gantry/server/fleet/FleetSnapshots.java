@@ -57,8 +57,16 @@ public final class FleetSnapshots {
         Snapshot apply(Snapshot observed, Map<String, String> agentNames);
     }
 
-    /** A snapshot as the database shows it, with each agent's name by instance id. */
-    public record Observed(Snapshot snapshot, Map<String, String> agentNames) {
+    /**
+     * A snapshot as the database shows it, with each agent's name by instance id. Jobs of a paused pool are not in
+     * it (nothing may start them, nor scale up for them) but in {@code paused}, with the pauses by pool.
+     */
+    public record Observed(Snapshot snapshot, Map<String, String> agentNames, List<PendingJob> paused,
+                           Map<String, FleetDao.PoolPause> pauses) {
+    }
+
+    /** What placement sees, and the jobs of paused pools beside it. */
+    public record Loaded(Snapshot snapshot, List<PendingJob> paused, Map<String, FleetDao.PoolPause> pauses) {
     }
 
     /**
@@ -75,10 +83,11 @@ public final class FleetSnapshots {
         this.overlay = Objects.requireNonNull(overlay, "overlay");
     }
 
-    /** The snapshot at {@code now}, read in {@code h}'s transaction. */
-    public Snapshot load(Handle h, Instant now) {
+    /** The snapshot at {@code now}, read in {@code h}'s transaction, with the jobs of paused pools beside it. */
+    public Loaded load(Handle h, Instant now) {
         Observed observed = observe(h, h.attach(FleetDao.class).queuedTasks(), now);
-        return overlay.apply(observed.snapshot(), observed.agentNames());
+        return new Loaded(overlay.apply(observed.snapshot(), observed.agentNames()), observed.paused(),
+                observed.pauses());
     }
 
     /** As {@link #load}, or empty without reading further when no task is queued: a claim's common case. */
@@ -106,12 +115,16 @@ public final class FleetSnapshots {
         running.forEach(t -> keys.add(new ExpectedDurations.Key(t.projectId(), t.name())));
         Map<ExpectedDurations.Key, Optional<Duration>> expected = durations.of(h, keys, now);
 
+        Map<String, FleetDao.PoolPause> pauses = new HashMap<>();
+        dao.pausedPools().forEach(p -> pauses.put(p.pool(), p));
         List<PendingJob> pending = new ArrayList<>(queued.size());
+        List<PendingJob> paused = new ArrayList<>();
         for (FleetDao.QueuedTask t : queued) {
-            pending.add(new PendingJob(new TaskKey(t.jobId(), t.nodeIndex()).toString(),
+            PendingJob job = new PendingJob(new TaskKey(t.jobId(), t.nodeIndex()).toString(),
                     classOf(t.resourceClass(), t.cpu(), t.memoryMb()), t.organization(), t.queuedAt(),
                     pools.poolOf(t.executorType(), t.image()),
-                    expected.get(new ExpectedDurations.Key(t.projectId(), t.name()))));
+                    expected.get(new ExpectedDurations.Key(t.projectId(), t.name())));
+            (pauses.containsKey(job.pool()) ? paused : pending).add(job);
         }
         Map<UUID, List<RunningJob>> runningByAgent = new HashMap<>();
         for (FleetDao.RunningTask t : running) {
@@ -130,7 +143,7 @@ public final class FleetSnapshots {
                     jobs, Optional.empty()));
             names.put(agent.id().toString(), agent.name());
         }
-        return new Observed(new Snapshot(pending, instances, limits, now), names);
+        return new Observed(new Snapshot(pending, instances, limits, now), names, paused, pauses);
     }
 
     /** The job's class from the table; a class the table no longer has keeps the size the job was planned with. */

@@ -2,7 +2,6 @@ package dev.gantry.server.fleet;
 
 import dev.gantry.scheduler.Decision;
 import dev.gantry.scheduler.Placement;
-import dev.gantry.scheduler.Snapshot;
 import dev.gantry.scheduler.Waiting;
 import dev.gantry.server.agent.TaskKey;
 import java.time.Instant;
@@ -23,6 +22,10 @@ public final class FleetView {
 
     /** A queued job's state in the decision: where it starts, or why it waits. */
     public sealed interface JobPlacement {
+        /** An operator paused dispatch to its pool. */
+        record Paused(String pool, Instant since, String reason) implements JobPlacement {
+        }
+
         /** The decision puts it on {@code agentId}; it starts on that agent's next claim. */
         record Starting(String agentId) implements JobPlacement {
         }
@@ -33,9 +36,19 @@ public final class FleetView {
 
     /** The placement of the first of {@code jobId}'s tasks that is still queued; empty when none is. */
     public Optional<JobPlacement> placementOf(Handle h, UUID jobId, Instant now) {
-        Snapshot snapshot = snapshots.load(h, now);
-        Decision decision = Placement.place(snapshot);
+        FleetSnapshots.Loaded loaded = snapshots.load(h, now);
         String prefix = jobId + "/";
+        Optional<JobPlacement> paused = loaded.paused().stream()
+                .filter(j -> j.id().startsWith(prefix))
+                .findFirst()
+                .map(j -> {
+                    FleetDao.PoolPause pause = loaded.pauses().get(j.pool());
+                    return new JobPlacement.Paused(pause.pool(), pause.pausedAt(), pause.reason());
+                });
+        if (paused.isPresent()) {
+            return paused;
+        }
+        Decision decision = Placement.place(loaded.snapshot());
         Optional<JobPlacement> waits = decision.waiting().stream()
                 .filter(w -> w.jobId().startsWith(prefix))
                 .min((a, b) -> Integer.compare(TaskKey.parse(a.jobId()).nodeIndex(),

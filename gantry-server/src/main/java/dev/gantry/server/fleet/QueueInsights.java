@@ -4,7 +4,6 @@ import dev.gantry.scheduler.Assignment;
 import dev.gantry.scheduler.Decision;
 import dev.gantry.scheduler.PendingJob;
 import dev.gantry.scheduler.Placement;
-import dev.gantry.scheduler.Snapshot;
 import dev.gantry.scheduler.Waiting;
 import dev.gantry.server.http.Json;
 import io.javalin.http.Context;
@@ -99,21 +98,27 @@ public final class QueueInsights {
 
     InsightsJson read(Instant now) {
         return jdbi.inTransaction(TransactionIsolationLevel.REPEATABLE_READ, h -> {
-            Snapshot snapshot = snapshots.load(h, now);
-            Decision decision = Placement.place(snapshot);
+            FleetSnapshots.Loaded loaded = snapshots.load(h, now);
+            Decision decision = Placement.place(loaded.snapshot());
             List<Dao.WaitRow> waits = h.attach(Dao.class).waits(now.atOffset(ZoneOffset.UTC),
                     now.minus(Duration.ofDays(1)).atOffset(ZoneOffset.UTC), WINDOWS.keySet().toArray(String[]::new),
                     WINDOWS.values().stream().mapToLong(Duration::toMillis).toArray());
-            return new InsightsJson(Json.time(now), classes(snapshot, decision, waits));
+            return new InsightsJson(Json.time(now), classes(loaded, decision, waits));
         });
     }
 
-    private static List<ClassJson> classes(Snapshot snapshot, Decision decision, List<Dao.WaitRow> waits) {
-        Map<String, String> classOfJob = snapshot.pending().stream()
+    private static List<ClassJson> classes(FleetSnapshots.Loaded loaded, Decision decision, List<Dao.WaitRow> waits) {
+        List<PendingJob> all = new ArrayList<>(loaded.snapshot().pending());
+        all.addAll(loaded.paused());
+        Map<String, String> classOfJob = all.stream()
                 .collect(Collectors.toMap(PendingJob::id, j -> j.resourceClass().name()));
-        Map<String, Long> pending = snapshot.pending().stream()
+        Map<String, Long> pending = all.stream()
                 .collect(Collectors.groupingBy(j -> j.resourceClass().name(), Collectors.counting()));
         Map<String, Map<String, Long>> reasons = new TreeMap<>();
+        for (PendingJob j : loaded.paused()) {
+            reasons.computeIfAbsent(j.resourceClass().name(), c -> new TreeMap<>()).merge("queue_paused", 1L,
+                    Long::sum);
+        }
         for (Waiting w : decision.waiting()) {
             reasons.computeIfAbsent(classOfJob.get(w.jobId()), c -> new TreeMap<>())
                     .merge(w.reason().name().toLowerCase(Locale.ROOT), 1L, Long::sum);

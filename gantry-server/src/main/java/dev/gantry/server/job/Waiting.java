@@ -13,8 +13,8 @@ import java.util.stream.Collectors;
  * Why a job that has not started waits, since when, for how long so far, and when it is expected to start (null when
  * that cannot be estimated).
  *
- * @param reason {@code requires} (a blocked job waits for the jobs it requires), {@code starting} (an agent has room
- *               and takes it on its next claim), or the scheduler's reason in lower case: {@code no_capacity},
+ * @param reason {@code requires} (a blocked job waits for the jobs it requires), {@code queue_paused} (an operator
+ *               paused dispatch to its pool), {@code starting} (an agent has room and takes it on its next claim), or the scheduler's reason in lower case: {@code no_capacity},
  *               {@code no_instance_large_enough}, {@code org_concurrency_limit}, {@code reserved_for_older_job}
  * @param forMs  how long the job has waited so far
  */
@@ -30,6 +30,10 @@ record Waiting(String reason, String message, String since, long forMs, String e
     static Waiting queued(JobPlacement placement, Instant queuedAt, Instant now) {
         String since = queuedAt == null ? null : Json.time(queuedAt);
         return switch (placement) {
+            case JobPlacement.Paused paused -> new Waiting("queue_paused", "dispatch to pool " + paused.pool()
+                    + " is paused since " + Json.time(paused.since()) + " (" + paused.reason() + "); it starts once "
+                    + "the pool is resumed: POST /api/v2/fleet/pools/" + paused.pool() + "/resume", since,
+                    waited(queuedAt, now), null);
             case JobPlacement.Starting starting -> new Waiting("starting", "agent " + starting.agentId()
                     + " has room for it and takes it on its next claim", since, waited(queuedAt, now), Json.time(now));
             case JobPlacement.Waits waits -> new Waiting(waits.waiting().reason().name().toLowerCase(Locale.ROOT),
