@@ -24,6 +24,8 @@ import java.util.Optional;
 import java.util.PriorityQueue;
 import java.util.Set;
 import java.util.SplittableRandom;
+import dev.gantry.scheduler.resilience.DistressPause;
+import dev.gantry.scheduler.resilience.RetryBudget;
 
 /**
  * One run of a scenario under one policy: a discrete-event loop on a {@link VirtualClock}. Events are ordered by
@@ -36,6 +38,8 @@ import java.util.SplittableRandom;
  */
 final class Simulation {
     private static final String ORG = "org";
+    /** Jobs one dispatcher claim returns from the queue. */
+    private static final int CLAIM_BATCH = 200;
 
     private record Event(Instant at, long seq, Runnable action) {
     }
@@ -45,13 +49,21 @@ final class Simulation {
         final PendingJob pending;
         final int workload;
         final Duration duration;
+        final String key;
         Instant startedAt;
+        int startAttempts;
+        Instant notBefore = Instant.MIN;
 
-        Job(PendingJob pending, int workload, Duration duration) {
+        Job(PendingJob pending, int workload, Duration duration, String key) {
             this.pending = pending;
             this.workload = workload;
             this.duration = duration;
+            this.key = key;
         }
+    }
+
+    /** A user's request for a pipeline: its idempotency key, and when the user first asked. */
+    private record Trigger(int workload, String key, Instant firstAt) {
     }
 
     private final Scenario scenario;
@@ -72,6 +84,20 @@ final class Simulation {
     private long seq;
     private long nextJob = 1;
     private Instant placementDueAt;
+    // The queue database and what answers its failures; all null in a scenario without a database.
+    private final QueueDatabase database;
+    private final Resilience resilience;
+    private final boolean gantry;
+    private final DistressPause pause;
+    private final Retries triggerRetries;
+    private final Retries dispatchRetries;
+    private final FaultCounts faults = new FaultCounts();
+    private final Map<String, Integer> livePipelines = new HashMap<>();
+    private final Set<String> startedKeys = new HashSet<>();
+    private double dispatchTokens;
+    private Instant tokensAt = VirtualClock.START;
+    private Instant pollAt;
+    private boolean wasPaused;
 
     Simulation(Scenario scenario, long seed, PolicyKind kind) {
         this.scenario = scenario;
@@ -88,6 +114,19 @@ final class Simulation {
         scenario.fleet().clusters().forEach(c -> poolOfCluster.put(c.name(), c.pool()));
         this.end = VirtualClock.START.plus(scenario.runFor());
         this.metrics = new Metrics(scenario, VirtualClock.START);
+        this.resilience = scenario.resilience();
+        this.gantry = kind == PolicyKind.GANTRY;
+        this.database = resilience.database().map(d -> new QueueDatabase(d, VirtualClock.START)).orElse(null);
+        // Split last, so scenarios without a database draw exactly what they drew before.
+        SplittableRandom jitter = random.split();
+        Resilience.GantrySettings g = resilience.gantry();
+        this.pause = gantry ? new DistressPause(g.pause(), clock) : null;
+        this.triggerRetries = gantry
+                ? new BudgetedRetries(new RetryBudget(g.budgetRatio(), g.budgetBurst()), g.backoff(), jitter)
+                : new FixedRetries(resilience.baseline().attempts(), resilience.baseline().every());
+        this.dispatchRetries = gantry
+                ? new BudgetedRetries(new RetryBudget(g.budgetRatio(), g.budgetBurst()), g.backoff(), jitter)
+                : new FixedRetries(resilience.baseline().attempts(), resilience.baseline().every());
     }
 
     Result run() {
@@ -112,7 +151,10 @@ final class Simulation {
         metrics.fleetChanged(end, cloud.machines());
         pending.values().forEach(j -> metrics.stillWaiting(j.workload, j.pending.enqueuedAt(), end));
         running.values().forEach(js -> js.forEach(j -> metrics.ran(j.workload, j.startedAt, end)));
-        return metrics.result(policy.name(), seed, events);
+        Optional<Result.FaultSummary> summary = database == null ? Optional.empty()
+                : Optional.of(faults.summary(scenario, database, pause == null ? 0 : pause.pauses(),
+                        pending.size()));
+        return metrics.result(policy.name(), seed, events, summary);
     }
 
     private void schedule(Instant at, Runnable action) {
@@ -162,30 +204,186 @@ final class Simulation {
     }
 
     private void arrive(int w, Duration t) {
+        if (database == null) {
+            createPipeline(w, "");
+        } else {
+            Trigger trigger = new Trigger(w, "trigger-" + nextJob, clock.instant());
+            faults.triggers++;
+            attemptTrigger(trigger, 0);
+            resilience.clients().retrigger().ifPresent(r ->
+                    schedule(clock.instant().plus(r.after()), () -> maybeRetrigger(trigger, 1)));
+        }
+        scheduleNextArrival(w, t);
+    }
+
+    /** A pipeline (one job here) is committed: its job waits in the queue. */
+    private void createPipeline(int w, String key) {
         Workload workload = scenario.workloads().get(w);
         SplittableRandom random = workloadRandoms.get(w);
         Duration duration = Lognormal.draw(workload.duration(), random);
         // The server expects a job to run as long as the median of its recent runs: the workload's median.
         PendingJob job = new PendingJob(workload.name() + "-" + nextJob++, workload.resourceClass(), ORG,
                 clock.instant(), workload.pool(), Optional.of(workload.duration().median()));
-        pending.put(job.id(), new Job(job, w, duration));
+        pending.put(job.id(), new Job(job, w, duration, key));
         requestPlacement();
-        scheduleNextArrival(w, t);
+    }
+
+    /**
+     * One attempt to commit a trigger ({@code failed} attempts before it). Gantry's server dedupes on the trigger's
+     * idempotency key; the baseline's has none, so a trigger that committed but whose client saw a failure, or that a
+     * user repeats, makes another pipeline.
+     */
+    private void attemptTrigger(Trigger trigger, int failed) {
+        if (failed == 0) {
+            triggerRetries.firstAttempt();
+            faults.firstWrites++;
+        }
+        QueueDatabase.Outcome outcome = write();
+        if (outcome.committed()) {
+            int live = livePipelines.getOrDefault(trigger.key(), 0);
+            if (gantry && live > 0) {
+                faults.deduplicated++;
+            } else {
+                faults.duplicates += live > 0 ? 1 : 0;
+                faults.pipelines++;
+                livePipelines.merge(trigger.key(), 1, Integer::sum);
+                createPipeline(trigger.workload(), trigger.key());
+            }
+        }
+        if (!outcome.committed() || outcome.latency().compareTo(resilience.clients().timeout()) > 0) {
+            Optional<Duration> retry = triggerRetries.next(failed + 1);
+            if (retry.isPresent()) {
+                schedule(clock.instant().plus(retry.get()), () -> attemptTrigger(trigger, failed + 1));
+            } else if (!outcome.committed()) {
+                faults.refused++;
+            }
+        }
+    }
+
+    /** A user who has not seen the pipeline start triggers it again (with the same key, which only Gantry reads). */
+    private void maybeRetrigger(Trigger trigger, int time) {
+        Resilience.Retrigger r = resilience.clients().retrigger().orElseThrow();
+        if (startedKeys.contains(trigger.key()) || time > r.times()) {
+            return;
+        }
+        faults.retriggers++;
+        faults.triggers++;
+        attemptTrigger(trigger, 0);
+        schedule(clock.instant().plus(r.after()), () -> maybeRetrigger(trigger, time + 1));
+    }
+
+    /** A write to the queue database; Gantry's self-pause sees every outcome, as the server's writes report to it. */
+    private QueueDatabase.Outcome write() {
+        QueueDatabase.Outcome outcome = database.write(clock.instant());
+        if (pause != null) {
+            pause.recordWrite(outcome.committed(), outcome.latency());
+            notePauseChange();
+        }
+        return outcome;
+    }
+
+    private void notePauseChange() {
+        boolean paused = pause.paused();
+        if (paused != wasPaused) {
+            events.add(at() + (paused ? " PAUSED dispatch: the queue database is distressed"
+                    : " RESUMED dispatch: ramping from " + Math.round(resilience.gantry().pause().rampFrom() * 100)
+                    + " % to full over " + resilience.gantry().pause().rampOver().toMinutes() + " min"));
+            wasPaused = paused;
+        }
+    }
+
+    /**
+     * How many jobs Gantry's dispatcher may start now: the job queue's rate, scaled by the self-pause's ramp, as a
+     * token bucket holding at most a second's worth. Schedules the next look when it is none.
+     */
+    private int dispatchAllowance() {
+        Instant now = clock.instant();
+        notePauseChange();
+        double fraction = pause.allowedFraction();
+        double rate = resilience.gantry().dispatchPerSecond();
+        dispatchTokens = Math.min(Math.max(1, rate), dispatchTokens
+                + Duration.between(tokensAt, now).toMillis() / 1000.0 * rate * fraction);
+        tokensAt = now;
+        if (dispatchTokens >= 1) {
+            return (int) dispatchTokens;
+        }
+        // Paused, or between tokens: look again when the next token is due (at most a second away while paused).
+        Duration wait = fraction == 0 ? Duration.ofSeconds(1)
+                : Duration.ofMillis(Math.max(1, (long) Math.ceil((1 - dispatchTokens) / (rate * fraction) * 1000)));
+        pollIn(wait);
+        return 0;
+    }
+
+    private void pollIn(Duration wait) {
+        Instant at = clock.instant().plus(wait);
+        if (pollAt == null || !pollAt.isAfter(clock.instant()) || at.isBefore(pollAt)) {
+            pollAt = at;
+            schedule(at, this::requestPlacement);
+        }
     }
 
     private void place() {
         if (pending.isEmpty()) {
             return;
         }
+        int allowance = database != null && gantry ? dispatchAllowance() : Integer.MAX_VALUE;
+        if (allowance == 0) {
+            return;
+        }
         Decision decision = policy.place(policy.overlay(observe()));
         Instant now = clock.instant();
         for (Assignment a : decision.assignments()) {
+            if (database != null) {
+                if (gantry && dispatchTokens < 1) {
+                    dispatchAllowance(); // out of tokens: schedules the next look
+                    break;
+                }
+                if (!dispatch(pending.get(a.jobId()))) {
+                    if (gantry) {
+                        break; // the failed write paused dispatch; the job waits in the queue
+                    }
+                    continue;
+                }
+                if (gantry) {
+                    dispatchTokens--;
+                }
+            }
             Job job = pending.remove(a.jobId());
             job.startedAt = now;
+            startedKeys.add(job.key);
             running.computeIfAbsent(a.instanceId(), k -> new ArrayList<>()).add(job);
             metrics.started(job.workload, job.pending.enqueuedAt(), now);
             schedule(now.plus(job.duration), () -> finish(a.instanceId(), job));
         }
+    }
+
+    /**
+     * The write that starts a job. On failure the job stays in the queue: Gantry retries it when dispatch resumes
+     * (its budget and backoff space the attempts); the baseline retries it a fixed interval later and, after its last
+     * attempt, fails it: the job failed to start, as in the incident.
+     */
+    private boolean dispatch(Job job) {
+        if (job.startAttempts == 0) {
+            dispatchRetries.firstAttempt();
+            faults.firstWrites++;
+        }
+        job.startAttempts++;
+        if (write().committed()) {
+            return true;
+        }
+        Optional<Duration> retry = dispatchRetries.next(job.startAttempts);
+        if (retry.isPresent() || gantry) {
+            // Out of budget, Gantry's message stays queued and is retried after the backoff's cap, never dropped.
+            // Retry times are rounded up to the second, so a retrying backlog costs one placement a second.
+            Instant at = clock.instant().plus(retry.orElse(resilience.gantry().backoff().cap()));
+            job.notBefore = at.getNano() == 0 ? at : at.plusSeconds(1).minusNanos(at.getNano());
+            schedule(job.notBefore, this::requestPlacement);
+        } else {
+            pending.remove(job.pending.id());
+            livePipelines.merge(job.key, -1, Integer::sum);
+            faults.failedToStart++;
+        }
+        return false;
     }
 
     private void finish(String instanceId, Job job) {
@@ -244,7 +442,11 @@ final class Simulation {
                         + " jobs; a policy must drain an instance before terminating it");
             }
         });
-        List<PendingJob> jobs = pending.values().stream().map(j -> j.pending).toList();
+        // A job whose start failed waits out its retry delay before placement sees it again.
+        // With a queue database, the dispatcher sees what one claim returns, the oldest jobs ready to start (as the
+        // server's batch claim does), not a backlog of thousands.
+        List<PendingJob> jobs = pending.values().stream().filter(j -> !j.notBefore.isAfter(now))
+                .limit(database == null ? Long.MAX_VALUE : CLAIM_BATCH).map(j -> j.pending).toList();
         return new Snapshot(jobs, instances, OrgLimits.NONE, now);
     }
 

@@ -57,6 +57,35 @@ class DeterminismTest {
         }
     }
 
+    /** The same, with a queue database that degrades and goes read-only, users who retrigger, and retries. */
+    static final String WITH_DATABASE = SCENARIO + """
+            database:
+              writes_per_second: 2
+              capped: [{from: 20m, until: 30m, writes_per_second: 0.05}]
+              read_only: [{from: 30m, until: 45m}]
+            clients: {timeout: 10s, retrigger: {after: 5m, times: 2}}
+            gantry: {dispatch_per_second: 0.2}
+            baseline: {retries: {attempts: 20, every: 2s}}
+            """;
+
+    @Test
+    void a_run_with_a_failing_database_is_byte_identical_too(@TempDir Path dir) throws IOException {
+        Scenario scenario = ScenarioReader.read("with-database.yaml", WITH_DATABASE);
+        for (PolicyKind policy : PolicyKind.values()) {
+            Report.write(Simulator.run(scenario, 7, policy), dir.resolve("first-" + policy));
+            Report.write(Simulator.run(scenario, 7, policy), dir.resolve("second-" + policy));
+
+            for (String file : new String[] {"summary.txt", "summary.json", "timeseries.csv", "events.txt",
+                "database.svg"}) {
+                assertThat(Files.readString(dir.resolve("second-" + policy).resolve(file)))
+                        .as(policy + " " + file)
+                        .isEqualTo(Files.readString(dir.resolve("first-" + policy).resolve(file)));
+            }
+            assertThat(Files.readString(dir.resolve("first-" + policy).resolve("summary.json")))
+                    .contains("\"faults\": {\"triggers\": ", "\"attempts_per_request\": ", "\"drain_load_ratio\": ");
+        }
+    }
+
     @Test
     void another_seed_gives_another_run() {
         Scenario scenario = ScenarioReader.read("small-burst.yaml", SCENARIO);
