@@ -109,7 +109,8 @@ final class Metrics {
                 counts.getOrDefault(type, 0))));
     }
 
-    Result result(String policy, long seed, List<String> events, Optional<Result.FaultSummary> faults) {
+    Result result(String policy, long seed, List<String> events, Optional<Result.FaultSummary> faults,
+                  Optional<Result.PoolSummary> pool) {
         double runSeconds = scenario.runFor().toMillis() / 1000.0;
         double cost = 0;
         double fleetVcpuSeconds = 0;
@@ -146,7 +147,7 @@ final class Metrics {
         Result.Totals totals = new Result.Totals(instancesAvg, cost,
                 fleetVcpuSeconds == 0 ? 0 : jobVcpuSeconds / fleetVcpuSeconds, lowerBound);
         return new Result(scenario.name(), policy, seed, scenario.runFor().toSeconds(), summaries, totals, samples,
-                fleetSamples, events, faults);
+                fleetSamples, events, faults, pool);
     }
 
     /** Nearest-rank percentile of sorted millis, in seconds; 0 for no values. */

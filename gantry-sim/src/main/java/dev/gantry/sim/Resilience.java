@@ -12,11 +12,46 @@ import java.util.Optional;
  * that answer them under Gantry and under the baseline. All optional: without a {@code database} every write
  * commits, as in the fleet-only scenarios. Immutable; read by {@link ResilienceReader}, format in docs/simulator.md.
  */
-public record Resilience(Optional<Database> database, Clients clients, GantrySettings gantry,
-                         BaselineRetries baseline) {
+public record Resilience(Optional<Database> database, Optional<Outbound> outbound, Clients clients,
+                         GantrySettings gantry, BaselineRetries baseline) {
     /** No database, no endpoints, clients that never retrigger. */
-    public static final Resilience NONE = new Resilience(Optional.empty(), Clients.DEFAULT, GantrySettings.DEFAULT,
-            BaselineRetries.DEFAULT);
+    public static final Resilience NONE = new Resilience(Optional.empty(), Optional.empty(), Clients.DEFAULT,
+            GantrySettings.DEFAULT, BaselineRetries.DEFAULT);
+
+    /**
+     * The server's shared pool of workers for calls out: every job start (a call of {@code dispatch} to its agent)
+     * and every call to an external endpoint takes a worker for the call's length. A call that waits longer than
+     * {@code deadline} for a worker fails (its caller has given up: an agent's claim expires, a webhook is dropped).
+     * Under Gantry a {@code Bulkhead} gives each destination (the agents, each endpoint) at most {@code share} of the
+     * pool; the baseline's one pool serves every call first come, first served.
+     */
+    public record Outbound(int workers, double share, Duration dispatch, Duration deadline,
+                           List<Endpoint> endpoints) {
+        public Outbound {
+            endpoints = List.copyOf(endpoints);
+        }
+    }
+
+    /**
+     * An external endpoint the server calls {@code callsPerHour} times an hour (Poisson). A call takes
+     * {@code latency}; in a {@code failing} window it fails after that latency, in a {@code hanging} one it fails
+     * after {@code timeout}.
+     */
+    public record Endpoint(String name, double callsPerHour, Duration latency, Duration timeout,
+                           List<Window> failing, List<Window> hanging) {
+        public Endpoint {
+            failing = List.copyOf(failing);
+            hanging = List.copyOf(hanging);
+        }
+
+        boolean failingAt(Duration t) {
+            return failing.stream().anyMatch(w -> w.contains(t)) || hangingAt(t);
+        }
+
+        boolean hangingAt(Duration t) {
+            return hanging.stream().anyMatch(w -> w.contains(t));
+        }
+    }
 
     /** {@code from} inclusive to {@code until} exclusive, after the start. */
     public record Window(Duration from, Duration until) {
@@ -90,14 +125,15 @@ public record Resilience(Optional<Database> database, Clients clients, GantrySet
 
     /**
      * Gantry's settings: the job queue's dispatch rate (the queue's {@code maxPerSecond}, which a ramp scales), the
-     * retry budget and backoff of every client and worker, and the self-pause.
+     * retry budget and backoff of every client and worker, the self-pause, and each external destination's circuit
+     * breaker (open after {@code breakerFailures} failures in a row, for {@code breakerOpenFor}).
      */
     public record GantrySettings(double dispatchPerSecond, double budgetRatio, double budgetBurst, Backoff backoff,
-                                 DistressPause.Settings pause) {
+                                 DistressPause.Settings pause, int breakerFailures, Duration breakerOpenFor) {
         public static final GantrySettings DEFAULT = new GantrySettings(10, 0.1, 10,
                 new Backoff(Duration.ofSeconds(1), Duration.ofMinutes(5)),
                 new DistressPause.Settings(Duration.ofSeconds(1), Duration.ofMinutes(2), 0.1,
-                        Duration.ofMinutes(30)));
+                        Duration.ofMinutes(30)), 5, Duration.ofSeconds(30));
     }
 
     /** The baseline's fixed retries: up to {@code attempts} in all, {@code every} apart, no budget, no backoff. */

@@ -6,6 +6,8 @@ import dev.gantry.sim.Resilience.BaselineRetries;
 import dev.gantry.sim.Resilience.Capped;
 import dev.gantry.sim.Resilience.Clients;
 import dev.gantry.sim.Resilience.Database;
+import dev.gantry.sim.Resilience.Endpoint;
+import dev.gantry.sim.Resilience.Outbound;
 import dev.gantry.sim.Resilience.GantrySettings;
 import dev.gantry.sim.Resilience.Retrigger;
 import dev.gantry.sim.Resilience.Window;
@@ -18,7 +20,7 @@ import java.util.Set;
 import org.yaml.snakeyaml.nodes.Node;
 
 /**
- * Reads a scenario's {@code database}, {@code clients} and {@code gantry} sections and the baseline's
+ * Reads a scenario's {@code database}, {@code outbound}, {@code clients} and {@code gantry} sections and the baseline's
  * {@code retries}, into {@link Resilience}. Problems go to the shared {@link YamlReader}, so they are reported with
  * the rest of the file's. Not thread-safe.
  */
@@ -29,7 +31,12 @@ final class ResilienceReader {
     private static final Set<String> CLIENT_KEYS = Set.of("timeout", "retrigger");
     private static final Set<String> RETRIGGER_KEYS = Set.of("after", "times");
     private static final Set<String> GANTRY_KEYS = Set.of("dispatch_per_second", "retry_budget", "backoff",
-            "pause");
+            "pause", "circuit_breaker");
+    private static final Set<String> BREAKER_KEYS = Set.of("failures", "open_for");
+    private static final Set<String> OUTBOUND_KEYS = Set.of("workers", "share", "dispatch", "deadline",
+            "endpoints");
+    private static final Set<String> ENDPOINT_KEYS = Set.of("name", "calls_per_hour", "latency", "timeout",
+            "failing", "hanging");
     private static final Set<String> BUDGET_KEYS = Set.of("ratio", "burst");
     private static final Set<String> BACKOFF_KEYS = Set.of("base", "cap");
     private static final Set<String> PAUSE_KEYS = Set.of("latency_threshold", "quiet_for", "ramp_from",
@@ -42,8 +49,9 @@ final class ResilienceReader {
         this.yaml = yaml;
     }
 
-    Resilience read(Node database, Node clients, Node gantry, Node baselineRetries) {
+    Resilience read(Node database, Node outbound, Node clients, Node gantry, Node baselineRetries) {
         return new Resilience(database == null ? Optional.empty() : Optional.ofNullable(database(database)),
+                outbound == null ? Optional.empty() : Optional.ofNullable(outbound(outbound)),
                 clients == null ? Clients.DEFAULT : clients(clients),
                 gantry == null ? GantrySettings.DEFAULT : gantry(gantry),
                 baselineRetries == null ? BaselineRetries.DEFAULT : retries(baselineRetries));
@@ -75,6 +83,44 @@ final class ResilienceReader {
             }
         }
         return latency == null ? null : new Database(rate, latency, capped, readOnly);
+    }
+
+    private Outbound outbound(Node node) {
+        Map<String, Node> f = yaml.fields(node, OUTBOUND_KEYS, "'outbound'");
+        int workers = f.containsKey("workers") ? yaml.integer(f.get("workers"), "workers", 1) : 20;
+        double share = f.containsKey("share") ? fraction(f.get("share"), "share") : 0.1;
+        Duration dispatch = f.containsKey("dispatch") ? yaml.duration(f.get("dispatch")) : Duration.ofMillis(200);
+        Duration deadline = f.containsKey("deadline") ? yaml.positive(f.get("deadline")) : Duration.ofMinutes(1);
+        List<Endpoint> endpoints = new ArrayList<>();
+        for (Node e : yaml.list(f.get("endpoints"), "'endpoints'")) {
+            Map<String, Node> ef = yaml.fields(e, ENDPOINT_KEYS, "an endpoint");
+            String name = yaml.requiredText(e, ef, "name", "an endpoint");
+            double perHour = ef.containsKey("calls_per_hour") ? yaml.number(ef.get("calls_per_hour"),
+                    "calls_per_hour") : 0;
+            Duration latency = ef.containsKey("latency") ? yaml.duration(ef.get("latency")) : Duration.ofMillis(200);
+            Duration timeout = ef.containsKey("timeout") ? yaml.positive(ef.get("timeout")) : Duration.ofSeconds(10);
+            List<Window> failing = windows(ef.get("failing"), "'failing'");
+            List<Window> hanging = windows(ef.get("hanging"), "'hanging'");
+            if (name != null && latency != null && timeout != null) {
+                endpoints.add(new Endpoint(name, perHour, latency, timeout, failing, hanging));
+            }
+        }
+        if (share * workers < 1) {
+            yaml.problem(f.get("share"), "'share' of " + workers + " workers must be at least one worker");
+        }
+        return dispatch == null || deadline == null ? null
+                : new Outbound(workers, share, dispatch, deadline, endpoints);
+    }
+
+    private List<Window> windows(Node node, String what) {
+        List<Window> out = new ArrayList<>();
+        for (Node w : yaml.list(node, what)) {
+            Window window = window(w, yaml.fields(w, WINDOW_KEYS, "a window"), "a window");
+            if (window != null) {
+                out.add(window);
+            }
+        }
+        return out;
     }
 
     private Clients clients(Node node) {
@@ -133,7 +179,16 @@ final class ResilienceReader {
                 pause = new DistressPause.Settings(threshold, quiet, from, over);
             }
         }
-        return new GantrySettings(dispatch, ratio, burst, backoff, pause);
+        int breakerFailures = d.breakerFailures();
+        Duration openFor = d.breakerOpenFor();
+        if (f.containsKey("circuit_breaker")) {
+            Map<String, Node> cf = yaml.fields(f.get("circuit_breaker"), BREAKER_KEYS, "'circuit_breaker'");
+            breakerFailures = cf.containsKey("failures") ? yaml.integer(cf.get("failures"), "failures", 1)
+                    : breakerFailures;
+            Duration o = cf.containsKey("open_for") ? yaml.positive(cf.get("open_for")) : openFor;
+            openFor = o == null ? openFor : o;
+        }
+        return new GantrySettings(dispatch, ratio, burst, backoff, pause, breakerFailures, openFor);
     }
 
     private BaselineRetries retries(Node node) {

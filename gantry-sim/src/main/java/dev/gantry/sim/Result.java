@@ -17,7 +17,33 @@ import java.util.Optional;
  */
 public record Result(String scenario, String policy, long seed, long runForSeconds, List<WorkloadSummary> workloads,
                      Totals totals, List<Sample> samples, List<FleetSample> fleet, List<String> events,
-                     Optional<FaultSummary> faults) {
+                     Optional<FaultSummary> faults, Optional<PoolSummary> pool) {
+
+    /**
+     * The shared pool of workers for calls out: per destination what its calls came to and the most workers it held,
+     * and the job-start latency (arrival to the agent having the job) of jobs that arrived outside and during an
+     * endpoint's failure, in seconds.
+     */
+    public record PoolSummary(int workers, List<DestinationSummary> destinations, double startMeanOutside,
+                              double startP95Outside, double startMeanDuring, double startP95During,
+                              List<PoolSample> samples) {
+        /** The mean job-start latency during the failure against outside it, minus one: 0.1 is 10 % slower. */
+        public double startLatencyChange() {
+            return startMeanOutside == 0 ? 0 : startMeanDuring / startMeanOutside - 1;
+        }
+    }
+
+    /**
+     * One destination's calls: first calls, attempts (retries included), succeeded, failed for good, expired waiting
+     * for a worker, refused by an open circuit breaker, and the most workers it held at once (and as a share).
+     */
+    public record DestinationSummary(String name, long calls, long attempts, long succeeded, long failed,
+                                     long expired, long shortCircuited, int maxWorkers, double maxShare) {
+    }
+
+    /** The most workers {@code destination} held in the window ending at {@code timeSeconds}. */
+    public record PoolSample(long timeSeconds, String destination, int workers) {
+    }
 
     /**
      * What the queue database's failures did. {@code triggers} counts users' requests (retriggers included),

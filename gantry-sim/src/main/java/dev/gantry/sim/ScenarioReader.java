@@ -31,7 +31,8 @@ import org.yaml.snakeyaml.nodes.SequenceNode;
 public final class ScenarioReader {
     private static final Set<String> TOP_KEYS = Set.of("name", "description", "run_for", "warm_up", "tick",
             "sample_every",
-            "fleet", "cloud", "workloads", "baseline", "database", "clients", "gantry");
+            "fleet", "cloud", "workloads", "baseline", "database", "outbound", "clients",
+            "gantry");
     private static final Set<String> CLOUD_KEYS = Set.of("latency", "type_latency", "failure_probability",
             "capacity");
     private static final Set<String> SPREAD_KEYS = Set.of("median", "p95");
@@ -109,7 +110,8 @@ public final class ScenarioReader {
             }
             baselineRetries = b.get("retries");
         }
-        Resilience resilience = new ResilienceReader(yaml).read(top.get("database"), top.get("clients"),
+        Resilience resilience = new ResilienceReader(yaml).read(top.get("database"), top.get("outbound"),
+                top.get("clients"),
                 top.get("gantry"), baselineRetries);
         if (!yaml.problems().isEmpty()) {
             throw new ScenarioException(yaml.problems());

@@ -98,6 +98,7 @@ final class Simulation {
     private Instant tokensAt = VirtualClock.START;
     private Instant pollAt;
     private boolean wasPaused;
+    private final OutboundPool outbound;
 
     Simulation(Scenario scenario, long seed, PolicyKind kind) {
         this.scenario = scenario;
@@ -124,6 +125,8 @@ final class Simulation {
         this.triggerRetries = gantry
                 ? new BudgetedRetries(new RetryBudget(g.budgetRatio(), g.budgetBurst()), g.backoff(), jitter)
                 : new FixedRetries(resilience.baseline().attempts(), resilience.baseline().every());
+        this.outbound = resilience.outbound().map(o -> new OutboundPool(o, gantry, g, resilience.baseline(),
+                scenario.warmUp(), clock, this::schedule, jitter.split())).orElse(null);
         this.dispatchRetries = gantry
                 ? new BudgetedRetries(new RetryBudget(g.budgetRatio(), g.budgetBurst()), g.backoff(), jitter)
                 : new FixedRetries(resilience.baseline().attempts(), resilience.baseline().every());
@@ -140,6 +143,13 @@ final class Simulation {
         for (int w = 0; w < scenario.workloads().size(); w++) {
             scheduleNextArrival(w, Duration.ZERO);
         }
+        if (outbound != null) {
+            // A stream of its own, so endpoint calls shift no other draw.
+            SplittableRandom calls = new SplittableRandom(seed ^ 0x5DEECE66DL);
+            for (Resilience.Endpoint e : resilience.outbound().orElseThrow().endpoints()) {
+                scheduleNextCall(e, Duration.ZERO, calls.split());
+            }
+        }
         schedule(VirtualClock.START, this::tick);
         schedule(VirtualClock.START.plus(scenario.sampleEvery()), this::sample);
         while (!queue.isEmpty() && !queue.peek().at().isAfter(end)) {
@@ -154,7 +164,8 @@ final class Simulation {
         Optional<Result.FaultSummary> summary = database == null ? Optional.empty()
                 : Optional.of(faults.summary(scenario, database, pause == null ? 0 : pause.pauses(),
                         pending.size()));
-        return metrics.result(policy.name(), seed, events, summary);
+        return metrics.result(policy.name(), seed, events, summary,
+                Optional.ofNullable(outbound).map(OutboundPool::summary));
     }
 
     private void schedule(Instant at, Runnable action) {
@@ -167,6 +178,21 @@ final class Simulation {
         if (!now.equals(placementDueAt)) {
             placementDueAt = now;
             schedule(now, this::place);
+        }
+    }
+
+    /** The server's calls to an endpoint: a Poisson stream, whatever the endpoint's health. */
+    private void scheduleNextCall(Resilience.Endpoint e, Duration after, SplittableRandom random) {
+        if (e.callsPerHour() <= 0) {
+            return;
+        }
+        Duration next = after.plusMillis(Math.max(1, Math.round(-Math.log(1 - random.nextDouble())
+                / e.callsPerHour() * 3_600_000)));
+        if (next.compareTo(scenario.runFor()) < 0) {
+            schedule(VirtualClock.START.plus(next), () -> {
+                outbound.callEndpoint(e);
+                scheduleNextCall(e, next, random);
+            });
         }
     }
 
@@ -352,8 +378,21 @@ final class Simulation {
             job.startedAt = now;
             startedKeys.add(job.key);
             running.computeIfAbsent(a.instanceId(), k -> new ArrayList<>()).add(job);
-            metrics.started(job.workload, job.pending.enqueuedAt(), now);
-            schedule(now.plus(job.duration), () -> finish(a.instanceId(), job));
+            if (outbound == null) {
+                metrics.started(job.workload, job.pending.enqueuedAt(), now);
+                schedule(now.plus(job.duration), () -> finish(a.instanceId(), job));
+            } else {
+                // The job holds its room from now; it starts when the call to its agent is done.
+                outbound.startJob(job.pending.enqueuedAt(), () -> {
+                    job.startedAt = clock.instant();
+                    metrics.started(job.workload, job.pending.enqueuedAt(), job.startedAt);
+                    schedule(job.startedAt.plus(job.duration), () -> finish(a.instanceId(), job));
+                }, () -> {
+                    running.get(a.instanceId()).remove(job);
+                    faults.failedToStart++;
+                    requestPlacement();
+                });
+            }
         }
     }
 
@@ -413,6 +452,9 @@ final class Simulation {
     private void sample() {
         Instant now = clock.instant();
         metrics.sample(now, pendingPerWorkload(), cloud.machines());
+        if (outbound != null) {
+            outbound.sample(now);
+        }
         schedule(now.plus(scenario.sampleEvery()), this::sample);
     }
 
