@@ -185,10 +185,9 @@ public final class Report {
                         + " %.2f/%.2f during it (%+.0f %%)%n", prefix, p.workers(), p.startMeanOutside(),
                 p.startP95Outside(), p.startMeanDuring(), p.startP95During(), p.startLatencyChange() * 100));
         for (Result.DestinationSummary d : p.destinations()) {
-            out.append(String.format(Locale.ROOT, "%s  %-12s calls %d, attempts run %d, succeeded %d, failed for good"
-                            + " %d; attempts expired waiting %d, refused by open breaker %d; most workers %d (%.0f %%)%n",
-                    prefix,
-                    d.name(), d.calls(), d.attempts(), d.succeeded(), d.failed(), d.expired(), d.shortCircuited(),
+            out.append(String.format(Locale.ROOT, "%s  %-12s calls %d, attempts run %d, succeeded %d, failed for"
+                            + " good %d; attempts expired waiting %d, refused by open breaker %d; most workers %d"
+                            + " (%.0f %%)%n", prefix, d.name(), d.calls(), d.attempts(), d.succeeded(), d.failed(), d.expired(), d.shortCircuited(),
                     d.maxWorkers(), d.maxShare() * 100));
         }
         return out.toString();
