@@ -187,8 +187,8 @@ public final class Report {
         for (Result.DestinationSummary d : p.destinations()) {
             out.append(String.format(Locale.ROOT, "%s  %-12s calls %d, attempts run %d, succeeded %d, failed for"
                             + " good %d; attempts expired waiting %d, refused by open breaker %d; most workers %d"
-                            + " (%.0f %%)%n", prefix, d.name(), d.calls(), d.attempts(), d.succeeded(), d.failed(), d.expired(), d.shortCircuited(),
-                    d.maxWorkers(), d.maxShare() * 100));
+                            + " (%.0f %%)%n", prefix, d.name(), d.calls(), d.attempts(), d.succeeded(), d.failed(),
+                    d.expired(), d.shortCircuited(), d.maxWorkers(), d.maxShare() * 100));
         }
         return out.toString();
     }
