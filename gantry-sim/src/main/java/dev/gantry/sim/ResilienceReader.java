@@ -59,11 +59,12 @@ final class ResilienceReader {
 
     private Database database(Node node) {
         Map<String, Node> f = yaml.fields(node, DATABASE_KEYS, "'database'");
+        double rate = 0;
         if (!f.containsKey("writes_per_second")) {
             yaml.problem(node, "'database' needs 'writes_per_second', what it commits normally");
-            return null;
+        } else {
+            rate = positiveNumber(f.get("writes_per_second"), "writes_per_second");
         }
-        double rate = positiveNumber(f.get("writes_per_second"), "writes_per_second");
         Duration latency = f.containsKey("latency") ? yaml.duration(f.get("latency")) : Duration.ofMillis(20);
         List<Capped> capped = new ArrayList<>();
         for (Node c : yaml.list(f.get("capped"), "'capped'")) {
@@ -82,7 +83,7 @@ final class ResilienceReader {
                 readOnly.add(w);
             }
         }
-        return latency == null ? null : new Database(rate, latency, capped, readOnly);
+        return latency == null || rate == 0 ? null : new Database(rate, latency, capped, readOnly);
     }
 
     private Outbound outbound(Node node) {
