@@ -62,8 +62,8 @@ final class Simulation {
         }
     }
 
-    /** A user's request for a pipeline: its idempotency key, and when the user first asked. */
-    private record Trigger(int workload, String key, Instant firstAt) {
+    /** A user's request for a pipeline, with its idempotency key. */
+    private record Trigger(int workload, String key) {
     }
 
     private final Scenario scenario;
@@ -83,6 +83,7 @@ final class Simulation {
     private final List<String> events = new ArrayList<>();
     private long seq;
     private long nextJob = 1;
+    private long nextTrigger = 1;
     private Instant placementDueAt;
     // The queue database and what answers its failures; all null in a scenario without a database.
     private final QueueDatabase database;
@@ -233,7 +234,7 @@ final class Simulation {
         if (database == null) {
             createPipeline(w, "");
         } else {
-            Trigger trigger = new Trigger(w, "trigger-" + nextJob, clock.instant());
+            Trigger trigger = new Trigger(w, "trigger-" + nextTrigger++);
             faults.triggers++;
             attemptTrigger(trigger, 0);
             resilience.clients().retrigger().ifPresent(r ->
