@@ -24,7 +24,6 @@ import java.util.Optional;
 import java.util.PriorityQueue;
 import java.util.Set;
 import java.util.SplittableRandom;
-import dev.gantry.scheduler.resilience.DistressPause;
 import dev.gantry.scheduler.resilience.RetryBudget;
 
 /**
@@ -89,16 +88,13 @@ final class Simulation {
     private final QueueDatabase database;
     private final Resilience resilience;
     private final boolean gantry;
-    private final DistressPause pause;
+    private final DispatchGate gate;
     private final Retries triggerRetries;
     private final Retries dispatchRetries;
     private final FaultCounts faults = new FaultCounts();
     private final Map<String, Integer> livePipelines = new HashMap<>();
     private final Set<String> startedKeys = new HashSet<>();
-    private double dispatchTokens;
-    private Instant tokensAt = VirtualClock.START;
     private Instant pollAt;
-    private boolean wasPaused;
     private final OutboundPool outbound;
 
     Simulation(Scenario scenario, long seed, PolicyKind kind) {
@@ -122,7 +118,7 @@ final class Simulation {
         // Split last, so scenarios without a database draw exactly what they drew before.
         SplittableRandom jitter = random.split();
         Resilience.GantrySettings g = resilience.gantry();
-        this.pause = gantry ? new DistressPause(g.pause(), clock) : null;
+        this.gate = gantry ? new DispatchGate(g, clock) : null;
         this.triggerRetries = gantry
                 ? new BudgetedRetries(new RetryBudget(g.budgetRatio(), g.budgetBurst()), g.backoff(), jitter)
                 : new FixedRetries(resilience.baseline().attempts(), resilience.baseline().every());
@@ -163,7 +159,7 @@ final class Simulation {
         pending.values().forEach(j -> metrics.stillWaiting(j.workload, j.pending.enqueuedAt(), end));
         running.values().forEach(js -> js.forEach(j -> metrics.ran(j.workload, j.startedAt, end)));
         Optional<Result.FaultSummary> summary = database == null ? Optional.empty()
-                : Optional.of(faults.summary(scenario, database, pause == null ? 0 : pause.pauses(),
+                : Optional.of(faults.summary(scenario, database, gate == null ? 0 : gate.pauses(),
                         pending.size()));
         return metrics.result(policy.name(), seed, events, summary,
                 Optional.ofNullable(outbound).map(OutboundPool::summary));
@@ -302,43 +298,20 @@ final class Simulation {
     /** A write to the queue database; Gantry's self-pause sees every outcome, as the server's writes report to it. */
     private QueueDatabase.Outcome write() {
         QueueDatabase.Outcome outcome = database.write(clock.instant());
-        if (pause != null) {
-            pause.recordWrite(outcome.committed(), outcome.latency());
-            notePauseChange();
+        if (gate != null) {
+            gate.recordWrite(outcome).ifPresent(e -> events.add(at() + " " + e));
         }
         return outcome;
     }
 
-    private void notePauseChange() {
-        boolean paused = pause.paused();
-        if (paused != wasPaused) {
-            events.add(at() + (paused ? " PAUSED dispatch: the queue database is distressed"
-                    : " RESUMED dispatch: ramping from " + Math.round(resilience.gantry().pause().rampFrom() * 100)
-                    + " % to full over " + resilience.gantry().pause().rampOver().toMinutes() + " min"));
-            wasPaused = paused;
-        }
-    }
-
-    /**
-     * How many jobs Gantry's dispatcher may start now: the job queue's rate, scaled by the self-pause's ramp, as a
-     * token bucket holding at most a second's worth. Schedules the next look when it is none.
-     */
+    /** How many jobs Gantry's dispatcher may start now; when none, schedules the next look. */
     private int dispatchAllowance() {
-        Instant now = clock.instant();
-        notePauseChange();
-        double fraction = pause.allowedFraction();
-        double rate = resilience.gantry().dispatchPerSecond();
-        dispatchTokens = Math.min(Math.max(1, rate), dispatchTokens
-                + Duration.between(tokensAt, now).toMillis() / 1000.0 * rate * fraction);
-        tokensAt = now;
-        if (dispatchTokens >= 1) {
-            return (int) dispatchTokens;
+        gate.pauseChange().ifPresent(e -> events.add(at() + " " + e));
+        int allowance = gate.allowance();
+        if (allowance == 0) {
+            pollIn(gate.untilNextToken());
         }
-        // Paused, or between tokens: look again when the next token is due (at most a second away while paused).
-        Duration wait = fraction == 0 ? Duration.ofSeconds(1)
-                : Duration.ofMillis(Math.max(1, (long) Math.ceil((1 - dispatchTokens) / (rate * fraction) * 1000)));
-        pollIn(wait);
-        return 0;
+        return allowance;
     }
 
     private void pollIn(Duration wait) {
@@ -361,8 +334,7 @@ final class Simulation {
         Instant now = clock.instant();
         for (Assignment a : decision.assignments()) {
             if (database != null) {
-                if (gantry && dispatchTokens < 1) {
-                    dispatchAllowance(); // out of tokens: schedules the next look
+                if (gantry && dispatchAllowance() == 0) {
                     break;
                 }
                 if (!dispatch(pending.get(a.jobId()))) {
@@ -372,7 +344,7 @@ final class Simulation {
                     continue;
                 }
                 if (gantry) {
-                    dispatchTokens--;
+                    gate.started();
                 }
             }
             Job job = pending.remove(a.jobId());
