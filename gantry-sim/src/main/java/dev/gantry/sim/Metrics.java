@@ -10,6 +10,7 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * Collects what a run measures: waits per workload (whole run and per window), the vCPU-seconds jobs ran, and the
@@ -108,7 +109,8 @@ final class Metrics {
                 counts.getOrDefault(type, 0))));
     }
 
-    Result result(String policy, long seed, List<String> events) {
+    Result result(String policy, long seed, List<String> events, Optional<Result.FaultSummary> faults,
+                  Optional<Result.PoolSummary> pool) {
         double runSeconds = scenario.runFor().toMillis() / 1000.0;
         double cost = 0;
         double fleetVcpuSeconds = 0;
@@ -145,7 +147,7 @@ final class Metrics {
         Result.Totals totals = new Result.Totals(instancesAvg, cost,
                 fleetVcpuSeconds == 0 ? 0 : jobVcpuSeconds / fleetVcpuSeconds, lowerBound);
         return new Result(scenario.name(), policy, seed, scenario.runFor().toSeconds(), summaries, totals, samples,
-                fleetSamples, events);
+                fleetSamples, events, faults, pool);
     }
 
     /** Nearest-rank percentile of sorted millis, in seconds; 0 for no values. */

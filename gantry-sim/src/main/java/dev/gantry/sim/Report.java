@@ -29,6 +29,8 @@ public final class Report {
                     w.instancesAvg(), w.cost()));
         }
         out.append(fleetLine(r)).append('\n');
+        r.faults().ifPresent(f -> out.append(faultLines(f, "")));
+        r.pool().ifPresent(p -> out.append(poolLines(p, "")));
         return out.toString();
     }
 
@@ -46,6 +48,10 @@ public final class Report {
         }
         out.append("gantry:   ").append(fleetLine(gantry)).append('\n');
         out.append("baseline: ").append(fleetLine(baseline)).append('\n');
+        gantry.faults().ifPresent(f -> out.append(faultLines(f, "gantry:   ")));
+        baseline.faults().ifPresent(f -> out.append(faultLines(f, "baseline: ")));
+        gantry.pool().ifPresent(p -> out.append(poolLines(p, "gantry:   ")));
+        baseline.pool().ifPresent(p -> out.append(poolLines(p, "baseline: ")));
         return out.toString();
     }
 
@@ -71,6 +77,29 @@ public final class Report {
         out.append(String.format(Locale.ROOT, "},\n \"fleet\": {\"instances_avg\": %.2f, \"cost\": %.2f,"
                 + " \"utilisation\": %.3f, \"lower_bound_instances\": %.2f}}", t.instancesAvg(), t.cost(),
                 t.utilisation(), t.lowerBoundInstances()));
+        r.faults().ifPresent(f -> out.insert(out.length() - 1, String.format(Locale.ROOT, ",\n \"faults\":"
+                + " {\"triggers\": %d, \"pipelines\": %d, \"duplicates\": %d, \"deduplicated\": %d,"
+                + " \"refused\": %d, \"failed_to_start\": %d, \"queued_at_end\": %d, \"retriggers\": %d,"
+                + " \"write_attempts\": %d, \"write_commits\": %d, \"attempts_per_request\": %.3f,"
+                + " \"normal_writes_per_min\": %.1f, \"drain_peak_writes_per_min\": %.1f,"
+                + " \"drain_load_ratio\": %.2f, \"pauses\": %d}", f.triggers(), f.pipelines(), f.duplicates(),
+                f.deduplicated(), f.refused(), f.failedToStart(), f.queuedAtEnd(), f.retriggers(),
+                f.writeAttempts(), f.writeCommits(), f.attemptsPerRequest(), f.normalWritesPerMinute(),
+                f.drainPeakWritesPerMinute(), f.drainLoadRatio(), f.pauses())));
+        r.pool().ifPresent(p -> {
+            List<String> destinations = new ArrayList<>();
+            for (Result.DestinationSummary d : p.destinations()) {
+                destinations.add(String.format(Locale.ROOT, "%s: {\"calls\": %d, \"attempts\": %d, \"succeeded\": %d,"
+                        + " \"failed\": %d, \"expired\": %d, \"short_circuited\": %d, \"max_workers\": %d,"
+                        + " \"max_share\": %.3f}", quote(d.name()), d.calls(), d.attempts(), d.succeeded(),
+                        d.failed(), d.expired(), d.shortCircuited(), d.maxWorkers(), d.maxShare()));
+            }
+            out.insert(out.length() - 1, String.format(Locale.ROOT, ",\n \"pool\": {\"workers\": %d,"
+                    + " \"start_mean_outside_s\": %.3f, \"start_p95_outside_s\": %.3f, \"start_mean_during_s\": %.3f,"
+                    + " \"start_p95_during_s\": %.3f, \"start_latency_change\": %.3f, \"destinations\": {%s}}",
+                    p.workers(), p.startMeanOutside(), p.startP95Outside(), p.startMeanDuring(), p.startP95During(),
+                    p.startLatencyChange(), String.join(", ", destinations)));
+        });
         return out.toString();
     }
 
@@ -119,6 +148,20 @@ public final class Report {
                 .add(new double[] {f.timeSeconds() / 3600.0, f.instances()}));
         Files.writeString(dir.resolve("fleet.svg"), SvgChart.render(title + ": instances by type", "instances",
                 fleet));
+        if (r.pool().isPresent()) {
+            Map<String, List<double[]>> held = new LinkedHashMap<>();
+            r.pool().get().samples().forEach(s -> held.computeIfAbsent(s.destination(), k -> new ArrayList<>())
+                    .add(new double[] {s.timeSeconds() / 3600.0, s.workers()}));
+            Files.writeString(dir.resolve("pool.svg"), SvgChart.render(title + ": most workers held per window, of "
+                    + r.pool().get().workers(), "workers", held));
+        }
+        if (r.faults().isPresent()) {
+            Map<String, List<double[]>> writes = new LinkedHashMap<>();
+            writes.put("attempted", perMinute(r.faults().get().attemptsPerMinute()));
+            writes.put("committed", perMinute(r.faults().get().commitsPerMinute()));
+            Files.writeString(dir.resolve("database.svg"), SvgChart.render(title + ": queue database writes",
+                    "writes per minute", writes));
+        }
     }
 
     private static Map<String, List<double[]>> series(Result r, java.util.function.ToDoubleFunction<Result.Sample> y) {
@@ -126,6 +169,39 @@ public final class Report {
         r.samples().forEach(s -> out.computeIfAbsent(s.workload(), k -> new ArrayList<>())
                 .add(new double[] {s.timeSeconds() / 3600.0, y.applyAsDouble(s)}));
         return out;
+    }
+
+    private static List<double[]> perMinute(List<Long> counts) {
+        List<double[]> points = new ArrayList<>();
+        for (int m = 0; m < counts.size(); m++) {
+            points.add(new double[] {m / 60.0, counts.get(m)});
+        }
+        return points;
+    }
+
+    private static String poolLines(Result.PoolSummary p, String prefix) {
+        StringBuilder out = new StringBuilder();
+        out.append(String.format(Locale.ROOT, "%spool of %d: job start mean/p95 s %.2f/%.2f outside the failure,"
+                        + " %.2f/%.2f during it (%+.0f %%)%n", prefix, p.workers(), p.startMeanOutside(),
+                p.startP95Outside(), p.startMeanDuring(), p.startP95During(), p.startLatencyChange() * 100));
+        for (Result.DestinationSummary d : p.destinations()) {
+            out.append(String.format(Locale.ROOT, "%s  %-12s calls %d, attempts run %d, succeeded %d, failed for"
+                            + " good %d; attempts expired waiting %d, refused by open breaker %d; most workers %d"
+                            + " (%.0f %%)%n", prefix, d.name(), d.calls(), d.attempts(), d.succeeded(), d.failed(),
+                    d.expired(), d.shortCircuited(), d.maxWorkers(), d.maxShare() * 100));
+        }
+        return out.toString();
+    }
+
+    private static String faultLines(Result.FaultSummary f, String prefix) {
+        return String.format(Locale.ROOT, "%striggers %d, pipelines %d, duplicates %d (deduplicated %d), refused %d,"
+                        + " failed to start %d, queued at end %d, retriggers %d%n", prefix, f.triggers(),
+                f.pipelines(), f.duplicates(), f.deduplicated(), f.refused(), f.failedToStart(), f.queuedAtEnd(),
+                f.retriggers())
+                + String.format(Locale.ROOT, "%sdatabase: %d write attempts for %d requests (%.2f each), %d"
+                        + " committed; writes/min normal %.1f, drain peak %.0f (%.2fx); self-pauses %d%n", prefix,
+                f.writeAttempts(), f.firstWrites(), f.attemptsPerRequest(), f.writeCommits(),
+                f.normalWritesPerMinute(), f.drainPeakWritesPerMinute(), f.drainLoadRatio(), f.pauses());
     }
 
     private static String header(Result r) {

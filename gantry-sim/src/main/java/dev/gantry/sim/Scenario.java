@@ -18,10 +18,12 @@ import java.util.OptionalInt;
  *                    server's does on its first start, and the scenario is about what happens once it is warm
  * @param tick        how often the fleet controller (or the baseline autoscaler) runs, as the server's loop does
  * @param sampleEvery the width of the time-series windows (CSV rows, chart points)
+ * @param resilience  the database and clients, and the policies' settings for them; {@link Resilience#NONE} for a
+ *                    scenario about the fleet only
  */
 public record Scenario(String name, String description, Duration runFor, Duration warmUp, Duration tick,
                        Duration sampleEvery, FleetConfig fleet, Cloud cloud, List<Workload> workloads,
-                       Baseline baseline) {
+                       Baseline baseline, Resilience resilience) {
     public Scenario {
         Objects.requireNonNull(name, "name");
         workloads = List.copyOf(workloads);

@@ -31,7 +31,8 @@ import org.yaml.snakeyaml.nodes.SequenceNode;
 public final class ScenarioReader {
     private static final Set<String> TOP_KEYS = Set.of("name", "description", "run_for", "warm_up", "tick",
             "sample_every",
-            "fleet", "cloud", "workloads", "baseline");
+            "fleet", "cloud", "workloads", "baseline", "database", "outbound", "clients",
+            "gantry");
     private static final Set<String> CLOUD_KEYS = Set.of("latency", "type_latency", "failure_probability",
             "capacity");
     private static final Set<String> SPREAD_KEYS = Set.of("median", "p95");
@@ -41,7 +42,7 @@ public final class ScenarioReader {
     private static final Set<String> ARRIVAL_KEYS = Set.of("process", "per_hour", "diurnal_amplitude",
             "diurnal_peak", "spikes");
     private static final Set<String> SPIKE_KEYS = Set.of("from", "until", "per_hour");
-    private static final Set<String> BASELINE_KEYS = Set.of("jobs_per_instance");
+    private static final Set<String> BASELINE_KEYS = Set.of("jobs_per_instance", "retries");
 
     private final YamlReader yaml;
     private final ResourceClasses classes;
@@ -101,16 +102,22 @@ public final class ScenarioReader {
             yaml.problem(wl == null ? root : wl, "the scenario needs 'workloads', a non-empty list");
         }
         Baseline baseline = new Baseline(Baseline.DEFAULT_JOBS_PER_INSTANCE);
+        Node baselineRetries = null;
         if (top.containsKey("baseline")) {
             Map<String, Node> b = yaml.fields(top.get("baseline"), BASELINE_KEYS, "'baseline'");
             if (b.containsKey("jobs_per_instance")) {
                 baseline = new Baseline(yaml.integer(b.get("jobs_per_instance"), "jobs_per_instance", 1));
             }
+            baselineRetries = b.get("retries");
         }
+        Resilience resilience = new ResilienceReader(yaml).read(top.get("database"), top.get("outbound"),
+                top.get("clients"),
+                top.get("gantry"), baselineRetries);
         if (!yaml.problems().isEmpty()) {
             throw new ScenarioException(yaml.problems());
         }
-        return new Scenario(name, description, runFor, warmUp, tick, sampleEvery, fleet, cloud, workloads, baseline);
+        return new Scenario(name, description, runFor, warmUp, tick, sampleEvery, fleet, cloud, workloads, baseline,
+                resilience);
     }
 
     private Cloud cloud(Node node, FleetConfig fleet) {

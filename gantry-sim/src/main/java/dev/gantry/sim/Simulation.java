@@ -24,6 +24,7 @@ import java.util.Optional;
 import java.util.PriorityQueue;
 import java.util.Set;
 import java.util.SplittableRandom;
+import dev.gantry.scheduler.resilience.RetryBudget;
 
 /**
  * One run of a scenario under one policy: a discrete-event loop on a {@link VirtualClock}. Events are ordered by
@@ -36,6 +37,8 @@ import java.util.SplittableRandom;
  */
 final class Simulation {
     private static final String ORG = "org";
+    /** Jobs one dispatcher claim returns from the queue. */
+    private static final int CLAIM_BATCH = 200;
 
     private record Event(Instant at, long seq, Runnable action) {
     }
@@ -45,13 +48,21 @@ final class Simulation {
         final PendingJob pending;
         final int workload;
         final Duration duration;
+        final String key;
         Instant startedAt;
+        int startAttempts;
+        Instant notBefore = Instant.MIN;
 
-        Job(PendingJob pending, int workload, Duration duration) {
+        Job(PendingJob pending, int workload, Duration duration, String key) {
             this.pending = pending;
             this.workload = workload;
             this.duration = duration;
+            this.key = key;
         }
+    }
+
+    /** A user's request for a pipeline, with its idempotency key. */
+    private record Trigger(int workload, String key) {
     }
 
     private final Scenario scenario;
@@ -71,7 +82,20 @@ final class Simulation {
     private final List<String> events = new ArrayList<>();
     private long seq;
     private long nextJob = 1;
+    private long nextTrigger = 1;
     private Instant placementDueAt;
+    // The queue database and what answers its failures; all null in a scenario without a database.
+    private final QueueDatabase database;
+    private final Resilience resilience;
+    private final boolean gantry;
+    private final DispatchGate gate;
+    private final Retries triggerRetries;
+    private final Retries dispatchRetries;
+    private final FaultCounts faults = new FaultCounts();
+    private final Map<String, Integer> livePipelines = new HashMap<>();
+    private final Set<String> startedKeys = new HashSet<>();
+    private Instant pollAt;
+    private final OutboundPool outbound;
 
     Simulation(Scenario scenario, long seed, PolicyKind kind) {
         this.scenario = scenario;
@@ -88,6 +112,21 @@ final class Simulation {
         scenario.fleet().clusters().forEach(c -> poolOfCluster.put(c.name(), c.pool()));
         this.end = VirtualClock.START.plus(scenario.runFor());
         this.metrics = new Metrics(scenario, VirtualClock.START);
+        this.resilience = scenario.resilience();
+        this.gantry = kind == PolicyKind.GANTRY;
+        this.database = resilience.database().map(d -> new QueueDatabase(d, VirtualClock.START)).orElse(null);
+        // Split last, so scenarios without a database draw exactly what they drew before.
+        SplittableRandom jitter = random.split();
+        Resilience.GantrySettings g = resilience.gantry();
+        this.gate = gantry ? new DispatchGate(g, clock) : null;
+        this.triggerRetries = gantry
+                ? new BudgetedRetries(new RetryBudget(g.budgetRatio(), g.budgetBurst()), g.backoff(), jitter)
+                : new FixedRetries(resilience.baseline().attempts(), resilience.baseline().every());
+        this.outbound = resilience.outbound().map(o -> new OutboundPool(o, gantry, g, resilience.baseline(),
+                scenario.warmUp(), clock, this::schedule, jitter.split())).orElse(null);
+        this.dispatchRetries = gantry
+                ? new BudgetedRetries(new RetryBudget(g.budgetRatio(), g.budgetBurst()), g.backoff(), jitter)
+                : new FixedRetries(resilience.baseline().attempts(), resilience.baseline().every());
     }
 
     Result run() {
@@ -101,6 +140,13 @@ final class Simulation {
         for (int w = 0; w < scenario.workloads().size(); w++) {
             scheduleNextArrival(w, Duration.ZERO);
         }
+        if (outbound != null) {
+            // A stream of its own, so endpoint calls shift no other draw.
+            SplittableRandom calls = new SplittableRandom(seed ^ 0x5DEECE66DL);
+            for (Resilience.Endpoint e : resilience.outbound().orElseThrow().endpoints()) {
+                scheduleNextCall(e, Duration.ZERO, calls.split());
+            }
+        }
         schedule(VirtualClock.START, this::tick);
         schedule(VirtualClock.START.plus(scenario.sampleEvery()), this::sample);
         while (!queue.isEmpty() && !queue.peek().at().isAfter(end)) {
@@ -112,7 +158,11 @@ final class Simulation {
         metrics.fleetChanged(end, cloud.machines());
         pending.values().forEach(j -> metrics.stillWaiting(j.workload, j.pending.enqueuedAt(), end));
         running.values().forEach(js -> js.forEach(j -> metrics.ran(j.workload, j.startedAt, end)));
-        return metrics.result(policy.name(), seed, events);
+        Optional<Result.FaultSummary> summary = database == null ? Optional.empty()
+                : Optional.of(faults.summary(scenario, database, gate == null ? 0 : gate.pauses(),
+                        pending.size()));
+        return metrics.result(policy.name(), seed, events, summary,
+                Optional.ofNullable(outbound).map(OutboundPool::summary));
     }
 
     private void schedule(Instant at, Runnable action) {
@@ -125,6 +175,21 @@ final class Simulation {
         if (!now.equals(placementDueAt)) {
             placementDueAt = now;
             schedule(now, this::place);
+        }
+    }
+
+    /** The server's calls to an endpoint: a Poisson stream, whatever the endpoint's health. */
+    private void scheduleNextCall(Resilience.Endpoint e, Duration after, SplittableRandom random) {
+        if (e.callsPerHour() <= 0) {
+            return;
+        }
+        Duration next = after.plusMillis(Math.max(1, Math.round(-Math.log(1 - random.nextDouble())
+                / e.callsPerHour() * 3_600_000)));
+        if (next.compareTo(scenario.runFor()) < 0) {
+            schedule(VirtualClock.START.plus(next), () -> {
+                outbound.callEndpoint(e);
+                scheduleNextCall(e, next, random);
+            });
         }
     }
 
@@ -162,30 +227,175 @@ final class Simulation {
     }
 
     private void arrive(int w, Duration t) {
+        if (database == null) {
+            createPipeline(w, "");
+        } else {
+            Trigger trigger = new Trigger(w, "trigger-" + nextTrigger++);
+            faults.triggers++;
+            attemptTrigger(trigger, 0);
+            resilience.clients().retrigger().ifPresent(r ->
+                    schedule(clock.instant().plus(r.after()), () -> maybeRetrigger(trigger, 1)));
+        }
+        scheduleNextArrival(w, t);
+    }
+
+    /** A pipeline (one job here) is committed: its job waits in the queue. */
+    private void createPipeline(int w, String key) {
         Workload workload = scenario.workloads().get(w);
         SplittableRandom random = workloadRandoms.get(w);
         Duration duration = Lognormal.draw(workload.duration(), random);
         // The server expects a job to run as long as the median of its recent runs: the workload's median.
         PendingJob job = new PendingJob(workload.name() + "-" + nextJob++, workload.resourceClass(), ORG,
                 clock.instant(), workload.pool(), Optional.of(workload.duration().median()));
-        pending.put(job.id(), new Job(job, w, duration));
+        pending.put(job.id(), new Job(job, w, duration, key));
         requestPlacement();
-        scheduleNextArrival(w, t);
+    }
+
+    /**
+     * One attempt to commit a trigger ({@code failed} attempts before it). Gantry's server dedupes on the trigger's
+     * idempotency key; the baseline's has none, so a trigger that committed but whose client saw a failure, or that a
+     * user repeats, makes another pipeline.
+     */
+    private void attemptTrigger(Trigger trigger, int failed) {
+        if (failed == 0) {
+            triggerRetries.firstAttempt();
+            faults.firstWrites++;
+        }
+        QueueDatabase.Outcome outcome = write();
+        if (outcome.committed()) {
+            int live = livePipelines.getOrDefault(trigger.key(), 0);
+            if (gantry && live > 0) {
+                faults.deduplicated++;
+            } else {
+                faults.duplicates += live > 0 ? 1 : 0;
+                faults.pipelines++;
+                livePipelines.merge(trigger.key(), 1, Integer::sum);
+                createPipeline(trigger.workload(), trigger.key());
+            }
+        }
+        if (!outcome.committed() || outcome.latency().compareTo(resilience.clients().timeout()) > 0) {
+            Optional<Duration> retry = triggerRetries.next(failed + 1);
+            if (retry.isPresent()) {
+                schedule(clock.instant().plus(retry.get()), () -> attemptTrigger(trigger, failed + 1));
+            } else if (!outcome.committed()) {
+                faults.refused++;
+            }
+        }
+    }
+
+    /** A user who has not seen the pipeline start triggers it again (with the same key, which only Gantry reads). */
+    private void maybeRetrigger(Trigger trigger, int time) {
+        Resilience.Retrigger r = resilience.clients().retrigger().orElseThrow();
+        if (startedKeys.contains(trigger.key()) || time > r.times()) {
+            return;
+        }
+        faults.retriggers++;
+        faults.triggers++;
+        attemptTrigger(trigger, 0);
+        schedule(clock.instant().plus(r.after()), () -> maybeRetrigger(trigger, time + 1));
+    }
+
+    /** A write to the queue database; Gantry's self-pause sees every outcome, as the server's writes report to it. */
+    private QueueDatabase.Outcome write() {
+        QueueDatabase.Outcome outcome = database.write(clock.instant());
+        if (gate != null) {
+            gate.recordWrite(outcome).ifPresent(e -> events.add(at() + " " + e));
+        }
+        return outcome;
+    }
+
+    /** How many jobs Gantry's dispatcher may start now; when none, schedules the next look. */
+    private int dispatchAllowance() {
+        gate.pauseChange().ifPresent(e -> events.add(at() + " " + e));
+        int allowance = gate.allowance();
+        if (allowance == 0) {
+            pollIn(gate.untilNextToken());
+        }
+        return allowance;
+    }
+
+    private void pollIn(Duration wait) {
+        Instant at = clock.instant().plus(wait);
+        if (pollAt == null || !pollAt.isAfter(clock.instant()) || at.isBefore(pollAt)) {
+            pollAt = at;
+            schedule(at, this::requestPlacement);
+        }
     }
 
     private void place() {
         if (pending.isEmpty()) {
             return;
         }
+        int allowance = database != null && gantry ? dispatchAllowance() : Integer.MAX_VALUE;
+        if (allowance == 0) {
+            return;
+        }
         Decision decision = policy.place(policy.overlay(observe()));
         Instant now = clock.instant();
         for (Assignment a : decision.assignments()) {
+            if (database != null) {
+                if (gantry && dispatchAllowance() == 0) {
+                    break;
+                }
+                if (!dispatch(pending.get(a.jobId()))) {
+                    if (gantry) {
+                        break; // the failed write paused dispatch; the job waits in the queue
+                    }
+                    continue;
+                }
+                if (gantry) {
+                    gate.started();
+                }
+            }
             Job job = pending.remove(a.jobId());
             job.startedAt = now;
+            startedKeys.add(job.key);
             running.computeIfAbsent(a.instanceId(), k -> new ArrayList<>()).add(job);
-            metrics.started(job.workload, job.pending.enqueuedAt(), now);
-            schedule(now.plus(job.duration), () -> finish(a.instanceId(), job));
+            if (outbound == null) {
+                metrics.started(job.workload, job.pending.enqueuedAt(), now);
+                schedule(now.plus(job.duration), () -> finish(a.instanceId(), job));
+            } else {
+                // The job holds its room from now; it starts when the call to its agent is done.
+                outbound.startJob(job.pending.enqueuedAt(), () -> {
+                    job.startedAt = clock.instant();
+                    metrics.started(job.workload, job.pending.enqueuedAt(), job.startedAt);
+                    schedule(job.startedAt.plus(job.duration), () -> finish(a.instanceId(), job));
+                }, () -> {
+                    running.get(a.instanceId()).remove(job);
+                    faults.failedToStart++;
+                    requestPlacement();
+                });
+            }
         }
+    }
+
+    /**
+     * The write that starts a job. On failure the job stays in the queue: Gantry retries it when dispatch resumes
+     * (its budget and backoff space the attempts); the baseline retries it a fixed interval later and, after its last
+     * attempt, fails it: the job failed to start, as in the incident.
+     */
+    private boolean dispatch(Job job) {
+        if (job.startAttempts == 0) {
+            dispatchRetries.firstAttempt();
+            faults.firstWrites++;
+        }
+        job.startAttempts++;
+        if (write().committed()) {
+            return true;
+        }
+        Optional<Duration> retry = dispatchRetries.next(job.startAttempts);
+        if (retry.isPresent() || gantry) {
+            // Out of budget, Gantry's message stays queued and is retried after the backoff's cap, never dropped.
+            // Retry times are rounded up to the second, so a retrying backlog costs one placement a second.
+            Instant at = clock.instant().plus(retry.orElse(resilience.gantry().backoff().cap()));
+            job.notBefore = at.getNano() == 0 ? at : at.plusSeconds(1).minusNanos(at.getNano());
+            schedule(job.notBefore, this::requestPlacement);
+        } else {
+            pending.remove(job.pending.id());
+            livePipelines.merge(job.key, -1, Integer::sum);
+            faults.failedToStart++;
+        }
+        return false;
     }
 
     private void finish(String instanceId, Job job) {
@@ -215,6 +425,9 @@ final class Simulation {
     private void sample() {
         Instant now = clock.instant();
         metrics.sample(now, pendingPerWorkload(), cloud.machines());
+        if (outbound != null) {
+            outbound.sample(now);
+        }
         schedule(now.plus(scenario.sampleEvery()), this::sample);
     }
 
@@ -244,7 +457,11 @@ final class Simulation {
                         + " jobs; a policy must drain an instance before terminating it");
             }
         });
-        List<PendingJob> jobs = pending.values().stream().map(j -> j.pending).toList();
+        // A job whose start failed waits out its retry delay before placement sees it again.
+        // With a queue database, the dispatcher sees what one claim returns, the oldest jobs ready to start (as the
+        // server's batch claim does), not a backlog of thousands.
+        List<PendingJob> jobs = pending.values().stream().filter(j -> !j.notBefore.isAfter(now))
+                .limit(database == null ? Long.MAX_VALUE : CLAIM_BATCH).map(j -> j.pending).toList();
         return new Snapshot(jobs, instances, OrgLimits.NONE, now);
     }
 

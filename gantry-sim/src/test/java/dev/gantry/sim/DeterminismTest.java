@@ -57,6 +57,48 @@ class DeterminismTest {
         }
     }
 
+    /**
+     * The same, with a queue database that degrades and goes read-only, users who retrigger, retries, and a shared
+     * pool of workers for calls out whose one endpoint fails, then hangs.
+     */
+    static final String WITH_DATABASE = SCENARIO + """
+            database:
+              writes_per_second: 2
+              capped: [{from: 20m, until: 30m, writes_per_second: 0.05}]
+              read_only: [{from: 30m, until: 45m}]
+            clients: {timeout: 10s, retrigger: {after: 5m, times: 2}}
+            gantry: {dispatch_per_second: 0.2}
+            baseline: {retries: {attempts: 20, every: 2s}}
+            outbound:
+              workers: 4
+              share: 0.25
+              endpoints:
+                - name: provider
+                  calls_per_hour: 600
+                  failing: [{from: 10m, until: 20m}]
+                  hanging: [{from: 20m, until: 40m}]
+                - {name: slack, calls_per_hour: 600}
+            """;
+
+    @Test
+    void a_run_with_a_failing_database_is_byte_identical_too(@TempDir Path dir) throws IOException {
+        Scenario scenario = ScenarioReader.read("with-database.yaml", WITH_DATABASE);
+        for (PolicyKind policy : PolicyKind.values()) {
+            Report.write(Simulator.run(scenario, 7, policy), dir.resolve("first-" + policy));
+            Report.write(Simulator.run(scenario, 7, policy), dir.resolve("second-" + policy));
+
+            for (String file : new String[] {"summary.txt", "summary.json", "timeseries.csv", "events.txt",
+                "database.svg", "pool.svg"}) {
+                assertThat(Files.readString(dir.resolve("second-" + policy).resolve(file)))
+                        .as(policy + " " + file)
+                        .isEqualTo(Files.readString(dir.resolve("first-" + policy).resolve(file)));
+            }
+            assertThat(Files.readString(dir.resolve("first-" + policy).resolve("summary.json")))
+                    .contains("\"faults\": {\"triggers\": ", "\"attempts_per_request\": ", "\"drain_load_ratio\": ",
+                            "\"pool\": {\"workers\": 4", "\"provider\": {\"calls\": ");
+        }
+    }
+
     @Test
     void another_seed_gives_another_run() {
         Scenario scenario = ScenarioReader.read("small-burst.yaml", SCENARIO);

@@ -76,4 +76,46 @@ class ScenarioReaderTest {
                                 tuple("broken.yaml", 10, 12),
                                 tuple("broken.yaml", 12, 33)));
     }
+
+    @Test
+    void reads_the_database_clients_outbound_pool_and_both_policies_settings() {
+        Scenario s = ScenarioReader.read("faults.yaml", DeterminismTest.WITH_DATABASE);
+        Resilience r = s.resilience();
+
+        assertThat(r.database().orElseThrow().capacityAt(Duration.ZERO)).isEqualTo(2);
+        assertThat(r.database().orElseThrow().capacityAt(Duration.ofMinutes(25))).isEqualTo(0.05);
+        assertThat(r.database().orElseThrow().capacityAt(Duration.ofMinutes(30))).isZero();
+        assertThat(r.database().orElseThrow().recoveredAt()).isEqualTo(Duration.ofMinutes(45));
+        assertThat(r.clients().retrigger()).contains(new Resilience.Retrigger(Duration.ofMinutes(5), 2));
+        assertThat(r.gantry().dispatchPerSecond()).isEqualTo(0.2);
+        assertThat(r.gantry().budgetRatio()).isEqualTo(0.1);
+        assertThat(r.baseline()).isEqualTo(new Resilience.BaselineRetries(20, Duration.ofSeconds(2)));
+        Resilience.Outbound pool = r.outbound().orElseThrow();
+        assertThat(pool.workers()).isEqualTo(4);
+        assertThat(pool.endpoints()).extracting(Resilience.Endpoint::name).containsExactly("provider", "slack");
+        assertThat(pool.endpoints().getFirst().hangingAt(Duration.ofMinutes(30))).isTrue();
+        assertThat(pool.endpoints().getFirst().failingAt(Duration.ofMinutes(15))).isTrue();
+        assertThat(pool.endpoints().getFirst().failingAt(Duration.ofMinutes(45))).isFalse();
+    }
+
+    @Test
+    void problems_in_the_failure_sections_have_their_positions_too() {
+        String text = DeterminismTest.SCENARIO + """
+                database:
+                  latency: 20ms
+                  read_only: [{from: 2h, until: 1h}]
+                gantry: {pause: {ramp_from: 0}, colour: red}
+                outbound: {workers: 5, share: 0.1}
+                """;
+
+        assertThatThrownBy(() -> ScenarioReader.read("faults.yaml", text))
+                .isInstanceOfSatisfying(ScenarioException.class, e -> assertThat(e.problems())
+                        .extracting(Problem::line, Problem::column)
+                        .containsExactly(
+                                tuple(27, 3),   // the database needs writes_per_second
+                                tuple(28, 33),  // a window ending before it starts
+                                tuple(30, 31),  // a 10 % share of 5 workers is no worker
+                                tuple(29, 33),  // an unknown key
+                                tuple(29, 29)));  // a ramp from 0 never resumes
+    }
 }
