@@ -19,11 +19,6 @@ public final class ImagePools {
         this.fleet = Objects.requireNonNull(fleet, "fleet");
     }
 
-    /** No pins: macOS jobs in {@code macos}, the rest in {@code default}. */
-    public static ImagePools standard() {
-        return new ImagePools(FleetConfig.defaults());
-    }
-
     /** @param executorType {@code docker}, {@code machine} or {@code macos}; null for jobs without an executor */
     public String poolOf(String executorType, String image) {
         String pinned = image == null ? Instance.DEFAULT_POOL : fleet.poolForImage(image);
