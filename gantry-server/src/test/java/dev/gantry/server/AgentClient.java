@@ -89,6 +89,11 @@ final class AgentClient {
         return json("POST", task.path() + "/complete", "{\"status\": \"" + status + "\"}", lease);
     }
 
+    /** A completion whose body is {@code json}, which may carry step reports and output. */
+    ApiClient.Answer complete(Claimed task, String lease, String status, String extraFields) {
+        return json("POST", task.path() + "/complete", "{\"status\": \"" + status + "\", " + extraFields + "}", lease);
+    }
+
     ApiClient.Answer step(Claimed task, String lease, int index, String json) {
         return json("PUT", task.path() + "/steps/" + index, json, lease);
     }

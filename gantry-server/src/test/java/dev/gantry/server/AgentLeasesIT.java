@@ -9,7 +9,9 @@ import dev.gantry.server.run.Orchestration;
 import dev.gantry.testkit.EmbeddedPostgresExtension;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Base64;
 import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
@@ -186,6 +188,39 @@ class AgentLeasesIT {
         assertThat(advancesRequested()).containsExactly(workflow.toString());
         assertThat(agent.complete(second, second.lease(), "failed").status()).isEqualTo(200);
         assertThat(agent.complete(second, first.lease(), "failed").status()).isEqualTo(409);
+    }
+
+    @Test
+    void a_completion_records_the_step_ends_and_output_it_carries_once_and_only_under_its_lease() {
+        UUID job = runs.job(workflow, "test").insert();
+        AgentClient.Claimed task = agent.claimed(agentId);
+        agent.output(task, task.lease(), 0, "==> Run\n");
+        String carried = """
+                "steps": [{"index": 0, "name": "Run", "status": "success", "exit_code": 0, "output_offset": 0,
+                           "started_at": "2026-11-30T10:15:00Z", "stopped_at": "2026-11-30T10:15:01Z"}],
+                "output": {"offset": 8, "data": "%s"}""".formatted(
+                Base64.getEncoder().encodeToString("done\n".getBytes(StandardCharsets.UTF_8)));
+
+        ApiClient.Answer gap = agent.complete(task, task.lease(), "success", carried.replace("\"offset\": 8", "\"offset\": 9"));
+        assertThat(gap.status()).isEqualTo(409);
+        assertThat(gap.json().get("length").asLong()).isEqualTo(8);
+        assertThat(runs.taskStatus(job, 0)).as("a refused completion ends nothing").isEqualTo("running");
+
+        assertThat(agent.complete(task, task.lease(), "success", carried).status()).isEqualTo(200);
+        assertThat(agent.complete(task, task.lease(), "success", carried).status()).as("a repeat").isEqualTo(200);
+
+        assertThat(runs.jobStatus(job)).isEqualTo("success");
+        assertThat(output(job, 0)).isEqualTo("==> Run\ndone\n");
+        var step = server.jdbi().withHandle(h -> h.createQuery(
+                "SELECT status, exit_code FROM gantry.job_step WHERE job_id = ?").bind(0, job).mapToMap().list());
+        assertThat(step).singleElement().satisfies(row -> assertThat(row).containsEntry("status", "success")
+                .containsEntry("exit_code", 0));
+        runs.job(workflow, "lint").insert();
+        AgentClient.Claimed other = agent.claimed(agentId);
+        agent.output(other, other.lease(), 0, "==> Run\n");
+        assertThat(agent.complete(other, UUID.randomUUID().toString(), "success", carried).status()).isEqualTo(409);
+        assertThat(output(other.jobId(), 0)).isEqualTo("==> Run\n");
+        assertThat(runs.taskStatus(other.jobId(), 0)).isEqualTo("running");
     }
 
     @Test

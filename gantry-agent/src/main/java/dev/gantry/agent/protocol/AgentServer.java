@@ -40,8 +40,14 @@ public interface AgentServer {
     /** {@code PUT /tasks/…/steps/{index}}: creates or replaces the step's state. */
     void reportStep(TaskRef task, int stepIndex, StepReport report) throws InterruptedException;
 
-    /** {@code POST /tasks/…/complete}: ends the task; repeating it with the same lease is harmless. */
-    void complete(TaskRef task, TaskOutcome outcome, String message) throws InterruptedException;
+    /**
+     * {@code POST /tasks/…/complete}: records what {@code completion} carries and ends the task; repeating it with
+     * the same lease is harmless.
+     *
+     * @throws OutputOffsetException if the output's offset is beyond what the server holds: send the output through
+     *                               {@link #appendOutput} and complete again without it
+     */
+    void complete(TaskRef task, Completion completion) throws InterruptedException;
 
     /** {@code GET /tasks/…/cache?key=…}: the first key that matches, exactly or as the newest of a prefix. */
     Optional<CacheHit> findCache(TaskRef task, List<String> keys) throws InterruptedException;

@@ -102,6 +102,42 @@ public final class HttpAgentServer implements AgentServer {
 
     @Override
     public void reportStep(TaskRef task, int stepIndex, StepReport report) throws InterruptedException {
+        HttpRequest request = builder(task, "/steps/" + stepIndex).header("Content-Type", "application/json")
+                .PUT(json(stepBody(report))).timeout(CALL_TIMEOUT).build();
+        expect(taskCall("step", task, request, null), 200, 201, 204);
+    }
+
+    @Override
+    public void complete(TaskRef task, Completion completion) throws InterruptedException {
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("status", completion.outcome().word());
+        if (completion.message() != null) {
+            body.put("message", completion.message());
+        }
+        if (!completion.steps().isEmpty()) {
+            List<Map<String, Object>> steps = new ArrayList<>();
+            completion.steps().forEach((index, report) -> {
+                Map<String, Object> step = new LinkedHashMap<>();
+                step.put("index", index);
+                step.putAll(stepBody(report));
+                steps.add(step);
+            });
+            body.put("steps", steps);
+        }
+        if (completion.output().length > 0) {
+            body.put("output", Map.of("offset", completion.outputOffset(), "data", completion.output()));
+        }
+        HttpCalls.Reply reply = calls.send("complete", task, post(task, "/complete", json(body)), null);
+        if (reply.status() == 409 && reply.json().has("length")) {
+            throw new OutputOffsetException(task, completion.outputOffset(), reply.json().get("length").asLong());
+        }
+        if (reply.status() == 409) {
+            throw new LeaseLostException(task, reply.json().path("message").asText(reply.text()));
+        }
+        expect(reply, 200, 204);
+    }
+
+    private static Map<String, Object> stepBody(StepReport report) {
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("name", report.name());
         body.put("status", report.status().word());
@@ -109,19 +145,7 @@ public final class HttpAgentServer implements AgentServer {
         body.put("output_offset", report.outputOffset());
         body.put("started_at", report.startedAt() == null ? null : report.startedAt().toString());
         body.put("stopped_at", report.stoppedAt() == null ? null : report.stoppedAt().toString());
-        HttpRequest request = builder(task, "/steps/" + stepIndex).header("Content-Type", "application/json")
-                .PUT(json(body)).timeout(CALL_TIMEOUT).build();
-        expect(taskCall("step", task, request, null), 200, 201, 204);
-    }
-
-    @Override
-    public void complete(TaskRef task, TaskOutcome outcome, String message) throws InterruptedException {
-        Map<String, Object> body = new LinkedHashMap<>();
-        body.put("status", outcome.word());
-        if (message != null) {
-            body.put("message", message);
-        }
-        expect(taskCall("complete", task, post(task, "/complete", json(body)), null), 200, 204);
+        return body;
     }
 
     @Override

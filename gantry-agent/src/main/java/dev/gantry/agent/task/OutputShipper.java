@@ -14,7 +14,8 @@ import org.slf4j.LoggerFactory;
  * Sends the node's output to the server: every {@code interval} (200 ms by default) whatever was written since the
  * last acknowledged offset, in chunks of at most {@link #CHUNK} bytes, each carrying its offset. A send that fails
  * is simply retried from the last acknowledged offset on the next tick; the server skips bytes it already has.
- * Runs on its own virtual thread; {@link #drain} is called by the task thread at the end. Thread-safe.
+ * Runs on its own virtual thread; at the end the task thread takes what is left with {@link #unsent} (for the
+ * completion to carry) or {@link #drain}. Thread-safe.
  */
 final class OutputShipper {
     private static final Logger LOG = LoggerFactory.getLogger(OutputShipper.class);
@@ -63,6 +64,35 @@ final class OutputShipper {
             LOG.warn("the last output of task {} could not be sent: {}", task, e.getMessage());
             return false;
         }
+    }
+
+    /** Output the server has not acknowledged: {@code bytes} from {@code offset} on. */
+    record Unsent(long offset, byte[] bytes) {
+    }
+
+    /**
+     * Stops the background loop and returns the output the server has not acknowledged, for the completion to carry,
+     * if it is at most {@code max} bytes; else sends it first and returns none. Call {@link #acknowledge} once the
+     * completion is answered.
+     */
+    Unsent unsent(int max) throws InterruptedException {
+        stop();
+        sending.lockInterruptibly();
+        try {
+            long pending = log.length() - acknowledged;
+            if (pending <= max) {
+                return new Unsent(acknowledged, log.read(acknowledged, (int) pending));
+            }
+        } finally {
+            sending.unlock();
+        }
+        drain();
+        return new Unsent(acknowledged, new byte[0]);
+    }
+
+    /** The server holds the output up to {@code length}: a completion carried the rest. */
+    void acknowledge(long length) {
+        acknowledged = Math.max(acknowledged, length);
     }
 
     void stop() {

@@ -21,13 +21,15 @@ import java.util.List;
  */
 final class StepSequence {
     private final StepContext ctx;
+    private final StepReports reports;
     private final List<Background> background = new ArrayList<>();
 
     private record Background(int index, String name, ProcessRun process, long offset, Instant started) {
     }
 
-    StepSequence(StepContext ctx) {
+    StepSequence(StepContext ctx, StepReports reports) {
         this.ctx = ctx;
+        this.reports = reports;
     }
 
     /**
@@ -138,6 +140,6 @@ final class StepSequence {
     }
 
     private void report(int index, StepReport report) throws InterruptedException {
-        ctx.server().reportStep(ctx.task(), index, report);
+        reports.report(index, report);
     }
 }

@@ -2,7 +2,9 @@ package dev.gantry.agent.task;
 
 import dev.gantry.agent.protocol.AgentServer;
 import dev.gantry.agent.protocol.Assignment;
+import dev.gantry.agent.protocol.Completion;
 import dev.gantry.agent.protocol.LeaseLostException;
+import dev.gantry.agent.protocol.OutputOffsetException;
 import dev.gantry.agent.protocol.ServerUnavailableException;
 import dev.gantry.agent.protocol.TaskOutcome;
 import dev.gantry.agent.protocol.TaskRef;
@@ -54,6 +56,7 @@ public final class TaskRunner {
              OutputLog log = new OutputLog(dir.outputFile())) {
             OutputShipper shipper = new OutputShipper(server, task, log, control, settings.flushInterval());
             Heartbeats heartbeats = new Heartbeats(server, task, control, heartbeatInterval);
+            StepReports reports = new StepReports(server, task);
             shipper.start();
             heartbeats.start();
             try {
@@ -63,14 +66,15 @@ public final class TaskRunner {
                     job = assignment.planJob();
                 } catch (IllegalArgumentException e) {
                     log.line("Cannot read the job's definition: " + e.getMessage());
-                    return finish(shipper, TaskOutcome.FAILED, "the agent cannot read the job: " + e.getMessage());
+                    return finish(shipper, reports, TaskOutcome.FAILED, "the agent cannot read the job: "
+                            + e.getMessage());
                 }
                 StepContext ctx = context(job, dir, log, marker);
-                TaskOutcome outcome = new StepSequence(ctx).run(job.steps());
+                TaskOutcome outcome = new StepSequence(ctx, reports).run(job.steps());
                 // Before completing: once the server hears the task ended, nothing of it may still run.
                 ProcessTree.killMarked(marker, startTicks, settings.killGrace());
                 leftoversKilled = true;
-                return finish(shipper, outcome, null);
+                return finish(shipper, reports, outcome, null);
             } catch (LeaseLostException | ServerUnavailableException e) {
                 control.leaseLost();
                 LOG.warn("gave up task {}: {}", task, e.getMessage());
@@ -104,13 +108,23 @@ public final class TaskRunner {
         return new StepContext(task, assignment, job, dir, workingDir, env, log, server, control, settings);
     }
 
-    private Optional<TaskOutcome> finish(OutputShipper shipper, TaskOutcome outcome, String message)
-            throws InterruptedException {
+    /** Completes the task, the completion carrying the step ends and output not sent yet. */
+    private Optional<TaskOutcome> finish(OutputShipper shipper, StepReports reports, TaskOutcome outcome,
+                                         String message) throws InterruptedException {
         if (control.silent()) {
             return Optional.empty();
         }
-        shipper.drain();
-        server.complete(task, outcome, message);
+        OutputShipper.Unsent output = shipper.unsent(Completion.MAX_OUTPUT);
+        Completion completion = new Completion(outcome, message, reports.takeEnded(), output.offset(),
+                output.bytes());
+        try {
+            server.complete(task, completion);
+        } catch (OutputOffsetException gap) {
+            // The server holds less output than the agent thought: resend it through output calls, then complete.
+            shipper.drain();
+            server.complete(task, completion.withoutOutput(shipper.acknowledged()));
+        }
+        shipper.acknowledge(output.offset() + output.bytes().length);
         LOG.info("task {} ({} #{}) {}", task, assignment.job().name(), assignment.job().number(), outcome.word());
         return Optional.of(outcome);
     }

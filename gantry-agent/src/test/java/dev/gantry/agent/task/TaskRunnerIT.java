@@ -69,6 +69,21 @@ class TaskRunnerIT {
     }
 
     @Test
+    void a_short_task_sends_its_step_end_and_output_with_the_completion() throws Exception {
+        ObjectNode a = Assignments.of(job("quick", List.of(run("Quick", "echo done"))), "", "main", "abc");
+
+        Optional<TaskOutcome> outcome = harness.run(a);
+
+        FakeTask task = harness.api.task(Assignments.jobId(a));
+        assertThat(outcome).contains(TaskOutcome.SUCCESS);
+        assertThat(task.steps).hasSize(2);
+        assertThat(task.steps.get(0).getValue().path("status").asText()).isEqualTo("running");
+        assertThat(task.steps.get(1).getValue().path("status").asText()).isEqualTo("success");
+        assertThat(task.outputText()).contains("==> Quick\n", "done\n");
+        assertThat(task.outputCalls).as("output calls besides the completion").hasValue(0);
+    }
+
+    @Test
     void a_failed_step_skips_later_steps_but_on_fail_and_always_steps_run() throws Exception {
         ObjectNode a = Assignments.of(job("fails", List.of(
                 run("Good", "echo good"),

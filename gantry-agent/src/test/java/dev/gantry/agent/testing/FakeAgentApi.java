@@ -151,11 +151,7 @@ public final class FakeAgentApi implements AutoCloseable {
                 task.steps.add(Map.entry(Integer.parseInt(parts[5]), report));
                 reply(ex, 200, Map.of());
             }
-            case "complete" -> {
-                JsonNode body = JSON.readTree(ex.getRequestBody());
-                task.complete(body.path("status").asText(), body.path("message").asText(null));
-                reply(ex, 200, Map.of());
-            }
+            case "complete" -> complete(ex, task);
             case "cache" -> cache(ex, parts);
             case "workspace" -> workspace(ex, parts);
             case "artifacts" -> {
@@ -174,6 +170,23 @@ public final class FakeAgentApi implements AutoCloseable {
         }
     }
 
+    /** As the server does: the output and step ends a completion carries count only while the task runs. */
+    private void complete(HttpExchange ex, FakeTask task) throws IOException {
+        JsonNode body = JSON.readTree(ex.getRequestBody());
+        synchronized (task) {
+            if (task.status() == null) {
+                JsonNode output = body.path("output");
+                if (output.isObject() && !append(ex, task, output.path("offset").asLong(), output.path("data")
+                        .binaryValue())) {
+                    return;
+                }
+                body.path("steps").forEach(step -> task.steps.add(Map.entry(step.path("index").asInt(), step)));
+                task.complete(body.path("status").asText(), body.path("message").asText(null));
+            }
+        }
+        reply(ex, 200, Map.of());
+    }
+
     private void output(HttpExchange ex, FakeTask task) throws IOException {
         if (failOutputCalls.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
             ex.getResponseHeaders().add("Retry-After", "0");
@@ -181,19 +194,25 @@ public final class FakeAgentApi implements AutoCloseable {
             return;
         }
         long offset = Long.parseLong(ex.getRequestURI().getQuery().replace("offset=", ""));
-        byte[] bytes = ex.getRequestBody().readAllBytes();
+        if (append(ex, task, offset, ex.getRequestBody().readAllBytes())) {
+            task.outputCalls.incrementAndGet();
+            reply(ex, 200, Map.of("length", task.output.size()));
+        }
+    }
+
+    /** Appends from {@code offset} on, skipping bytes held; false after answering 409 for an offset beyond them. */
+    private static boolean append(HttpExchange ex, FakeTask task, long offset, byte[] bytes) throws IOException {
         synchronized (task.output) {
             int held = task.output.size();
             if (offset > held) {
                 reply(ex, 409, Map.of("message", "offset beyond the stored output", "length", held));
-                return;
+                return false;
             }
             int skip = (int) (held - offset);
             if (skip < bytes.length) {
                 task.output.write(bytes, skip, bytes.length - skip);
             }
-            task.outputCalls.incrementAndGet();
-            reply(ex, 200, Map.of("length", task.output.size()));
+            return true;
         }
     }
 

@@ -43,7 +43,7 @@ public final class AgentApi implements AutoCloseable {
         this.authentication = authentication;
         Leases leases = new Leases(jdbi, queues, settings, clock);
         this.agents = new AgentRoutes(new Claims(jdbi, settings, matcher, wakeups, claiming, clock), leases, output, settings,
-                waiters);
+                waiters, clock);
         this.reports = new TaskReportRoutes(jdbi, leases, blobs, clock);
         this.caches = new CacheRoutes(jdbi, leases, blobs, clock);
         this.workspaces = new WorkspaceRoutes(jdbi, leases, blobs, clock);

@@ -9,10 +9,14 @@ import dev.gantry.server.run.TaskStatus;
 import dev.gantry.server.storage.OutputGapException;
 import dev.gantry.server.storage.OutputStore;
 import io.javalin.http.Context;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.time.InstantSource;
+import java.time.temporal.ChronoUnit;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
@@ -34,13 +38,16 @@ final class AgentRoutes {
     private final OutputStore output;
     private final AgentSettings settings;
     private final ExecutorService waiters;
+    private final InstantSource clock;
 
-    AgentRoutes(Claims claims, Leases leases, OutputStore output, AgentSettings settings, ExecutorService waiters) {
+    AgentRoutes(Claims claims, Leases leases, OutputStore output, AgentSettings settings, ExecutorService waiters,
+                InstantSource clock) {
         this.claims = claims;
         this.leases = leases;
         this.output = output;
         this.settings = settings;
         this.waiters = waiters;
+        this.clock = clock;
     }
 
     /** {@code POST /register}: 201 with the new agent's id and the timings it must keep. */
@@ -95,7 +102,11 @@ final class AgentRoutes {
         Json.respond(ctx, 200, Map.of("cancel", cancel));
     }
 
-    /** {@code POST /tasks/{job_id}/{node_index}/complete}: ends the task; a repeat with the same lease is 200. */
+    /**
+     * {@code POST /tasks/{job_id}/{node_index}/complete}: ends the task; a repeat with the same lease is 200. The body
+     * may carry the step reports and the tail of the output that the agent has not sent yet, so that a short task
+     * needs no call of its own for them; they are recorded before the task ends, and only while the lease holds.
+     */
     void complete(Context ctx) {
         TaskKey task = AgentRequests.task(ctx);
         UUID lease = AgentRequests.lease(ctx);
@@ -109,11 +120,23 @@ final class AgentRoutes {
                     + ApiException.quote(word));
         };
         Optional<String> message = AgentRequests.optionalString(body, "message").filter(m -> !m.isBlank());
-        // Before the task ends, so that whoever follows the output sees it; a repeat writes no second note.
-        if (message.isPresent() && leases.holds(task, lease)) {
-            note(task, "[gantry] the agent ended the task " + status.word() + ": " + message.get());
+        List<StepUpdate> steps = StepUpdate.readAll(body, clock.instant().truncatedTo(ChronoUnit.MICROS));
+        Optional<OutputTail> tail = OutputTail.read(body);
+        Leases.LastReports last = steps.isEmpty() && tail.isEmpty() && message.isEmpty() ? Leases.LastReports.NONE
+                : h -> {
+                    if (tail.isPresent()) {
+                        append(task, tail.get().offset(), new ByteArrayInputStream(tail.get().bytes()));
+                    }
+                    // Before the task ends, so that whoever follows the output sees it.
+                    message.ifPresent(m -> note(task, "[gantry] the agent ended the task " + status.word() + ": " + m));
+                    steps.forEach(step -> step.record(h, task));
+                };
+        try {
+            leases.complete(task, lease, status, last);
+        } catch (OutputGapException gap) {
+            gap(ctx, gap);
+            return;
         }
-        leases.complete(task, lease, status);
         Json.respond(ctx, 200, Map.of("status", status.word()));
     }
 
@@ -131,14 +154,26 @@ final class AgentRoutes {
         }
         leases.require(task, lease);
         try (InputStream body = AgentRequests.upload(ctx)) {
-            long length = output.append(task.jobId(), task.nodeIndex(), Long.parseLong(offsetText), body);
-            Json.respond(ctx, 200, Map.of("length", length));
+            Json.respond(ctx, 200, Map.of("length", append(task, Long.parseLong(offsetText), body)));
         } catch (OutputGapException gap) {
-            Map<String, Object> answer = new LinkedHashMap<>();
-            answer.put("message", gap.getMessage());
-            answer.put("length", gap.length());
-            Json.respond(ctx, 409, answer);
+            gap(ctx, gap);
         }
+    }
+
+    private long append(TaskKey task, long offset, InputStream bytes) {
+        try {
+            return output.append(task.jobId(), task.nodeIndex(), offset, bytes);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** 409 with the length the agent must resend its output from. */
+    private static void gap(Context ctx, OutputGapException gap) {
+        Map<String, Object> answer = new LinkedHashMap<>();
+        answer.put("message", gap.getMessage());
+        answer.put("length", gap.length());
+        Json.respond(ctx, 409, answer);
     }
 
     private void note(TaskKey task, String line) {

@@ -68,18 +68,30 @@ final class Leases {
                 .isPresent();
     }
 
+    /** What a completion records before the task ends, in its transaction, only while its lease holds. */
+    interface LastReports {
+        LastReports NONE = h -> {
+        };
+
+        void record(Handle h);
+    }
+
     /**
-     * Ends the task with {@code status}; when it was the job's last, settles the job and asks for the workflow's
-     * advance, all in one transaction. A repeat with the same lease after the task was completed changes nothing; after it was given up as
+     * Ends the task with {@code status}, first recording {@code last} (the reports the completion carries); when it
+     * was the job's last task, settles the job and asks for the workflow's advance, all in one transaction. A repeat
+     * with the same lease after the task was completed changes nothing and records nothing; after it was given up as
      * lost, it is 409.
      *
      * @throws ApiException 409 when {@code lease} is not the task's lease, 404 when there is no such task
      */
-    void complete(TaskKey task, UUID lease, TaskStatus status) {
+    void complete(TaskKey task, UUID lease, TaskStatus status, LastReports last) {
         Instant now = now();
         jdbi.useTransaction(h -> {
             TaskDao tasks = h.attach(TaskDao.class);
             UUID workflowId = tasks.lockJob(task.jobId()).orElseThrow(() -> unknown(task));
+            if (last != LastReports.NONE && tasks.leased(task.jobId(), task.nodeIndex(), lease).isPresent()) {
+                last.record(h);
+            }
             int finished = tasks.finish(task.jobId(), task.nodeIndex(), lease, status.word(),
                     now.atOffset(ZoneOffset.UTC));
             if (finished == 1) {

@@ -30,7 +30,6 @@ import org.jdbi.v3.core.Jdbi;
  * lease first (409 for a stale one). Thread-safe.
  */
 final class TaskReportRoutes {
-    private static final Set<String> STEP_STATUSES = Set.of("running", "success", "failed", "canceled", "skipped");
     private static final Set<String> TEST_RESULTS = Set.of("success", "failure", "error", "skipped");
     /** The most test results one request may carry; the agent sends more in several batches. */
     static final int MAX_TESTS_PER_BATCH = 5000;
@@ -55,23 +54,10 @@ final class TaskReportRoutes {
         if (!indexText.matches("\\d{1,6}")) {
             throw ApiException.notFound("no step " + ApiException.quote(indexText));
         }
-        ObjectNode body = JsonBody.readObject(ctx);
-        String name = AgentRequests.noNul("name", AgentRequests.string(body, "name"));
-        String status = AgentRequests.string(body, "status");
-        if (!STEP_STATUSES.contains(status)) {
-            throw ApiException.invalid("status", "\"status\" must be one of running, success, failed, canceled, "
-                    + "skipped, got " + ApiException.quote(status));
-        }
-        Integer exitCode = AgentRequests.optionalInteger(body, "exit_code", Integer.MIN_VALUE, Integer.MAX_VALUE)
-                .map(Long::intValue).orElse(null);
-        long outputOffset = AgentRequests.integer(body, "output_offset", 0, Long.MAX_VALUE);
-        Instant startedAt = AgentRequests.optionalTime(body, "started_at").orElseGet(this::now);
-        Instant stoppedAt = AgentRequests.optionalTime(body, "stopped_at").orElse(null);
+        StepUpdate update = StepUpdate.read(JsonBody.readObject(ctx), Integer.parseInt(indexText), now());
         jdbi.useTransaction(h -> {
             Leases.require(h, task, lease);
-            h.attach(StepDao.class).upsert(task.jobId(), task.nodeIndex(), Integer.parseInt(indexText), name, status,
-                    exitCode, outputOffset, startedAt.atOffset(ZoneOffset.UTC),
-                    stoppedAt == null ? null : stoppedAt.atOffset(ZoneOffset.UTC));
+            update.record(h, task);
         });
         Json.respond(ctx, 200, Map.of("step_index", Integer.parseInt(indexText)));
     }
