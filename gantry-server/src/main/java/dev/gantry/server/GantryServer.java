@@ -180,7 +180,7 @@ public final class GantryServer implements AutoCloseable {
             queueLoops.add(WorkflowAdvancer.start(queues, new WorkflowAdvancer(jdbi, clock, tasksQueued), instance));
             if (planPipelines) {
                 queueLoops.add(new PlanBuilder(jdbi, queues, GitMirrors.under(home), ConfigCompiler.create(),
-                        fleetConfig.resourceClasses(), clock)
+                        fleetConfig.resourceClasses(), clock, tasksQueued)
                         .start(instance));
             }
             Javalin http = HttpApi.create(settings.host(), settings.port(), new AdminAuthentication(tokens.hash(TokenKind.ADMIN)),

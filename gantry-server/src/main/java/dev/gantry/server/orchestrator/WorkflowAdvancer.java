@@ -53,8 +53,12 @@ public final class WorkflowAdvancer implements Worker.Handler {
         }
     }
 
-    /** Advances the workflow within {@code h}'s transaction; true if tasks were queued. */
-    static boolean advance(Handle h, UUID workflowId, OffsetDateTime now) {
+    /**
+     * Advances the workflow within {@code h}'s transaction; true if tasks were queued, and then the caller must wake
+     * the agents after its commit. The planner calls it for the workflows it has just stored, in their transaction:
+     * no one else can see them yet, so that needs no message.
+     */
+    public static boolean advance(Handle h, UUID workflowId, OffsetDateTime now) {
         OrchestratorDao dao = h.attach(OrchestratorDao.class);
         OrchestratorDao.Workflow workflow = dao.lockWorkflow(workflowId).orElse(null);
         if (workflow == null) {

@@ -62,16 +62,17 @@ public final class PlanBuilder {
 
     /**
      * @param jdbi    with the SqlObject plugin installed
-     * @param classes the resource classes jobs may name
+     * @param classes     the resource classes jobs may name
+     * @param tasksQueued called after a commit that queued tasks, to wake agents waiting for work
      */
     public PlanBuilder(Jdbi jdbi, Queues queues, ConfigSource configs, ConfigCompiler compiler,
-                       ResourceClasses classes, InstantSource clock) {
+                       ResourceClasses classes, InstantSource clock, Runnable tasksQueued) {
         this.classes = Objects.requireNonNull(classes, "classes");
         this.jdbi = Objects.requireNonNull(jdbi, "jdbi");
         this.queues = Objects.requireNonNull(queues, "queues");
         this.configs = Objects.requireNonNull(configs, "configs");
         this.compiler = Objects.requireNonNull(compiler, "compiler");
-        this.store = new PlanStore(jdbi, queues, classes, clock);
+        this.store = new PlanStore(jdbi, classes, clock, tasksQueued);
     }
 
     /** The name of this process's worker, {@code plan-builder@INSTANCE}. */

@@ -3,12 +3,11 @@ package dev.gantry.server.plan;
 import dev.gantry.config.plan.Plan;
 import dev.gantry.config.plan.PlanJob;
 import dev.gantry.config.plan.PlanWorkflow;
-import dev.gantry.queue.Queues;
 import dev.gantry.scheduler.ResourceClasses;
 import dev.gantry.server.http.Json;
+import dev.gantry.server.orchestrator.WorkflowAdvancer;
 import dev.gantry.server.orchestrator.WorkflowCommands;
 import dev.gantry.server.pipeline.PipelineError;
-import dev.gantry.server.run.Orchestration;
 import dev.gantry.server.run.WorkflowStatus;
 import java.time.InstantSource;
 import java.time.OffsetDateTime;
@@ -20,21 +19,21 @@ import java.util.UUID;
 import org.jdbi.v3.core.Jdbi;
 
 /**
- * Settles a pending pipeline in one transaction each way: {@link #created} stores its workflows and jobs and asks
- * the orchestrator to advance each workflow; {@link #errored} records why it cannot run. Both start with a
+ * Settles a pending pipeline in one transaction each way: {@link #created} stores its workflows and jobs and
+ * advances each workflow (queuing the tasks of the jobs that require nothing), waking the agents after the commit; {@link #errored} records why it cannot run. Both start with a
  * compare-and-set from {@code pending}, so of two deliveries of one plan message only the first writes anything.
  * Thread-safe.
  */
 final class PlanStore {
     private final Jdbi jdbi;
-    private final Queues queues;
     private final InstantSource clock;
     private final ResourceClasses classes;
+    private final Runnable tasksQueued;
 
-    PlanStore(Jdbi jdbi, Queues queues, ResourceClasses classes, InstantSource clock) {
+    PlanStore(Jdbi jdbi, ResourceClasses classes, InstantSource clock, Runnable tasksQueued) {
         this.classes = classes;
+        this.tasksQueued = tasksQueued;
         this.jdbi = jdbi;
-        this.queues = queues;
         this.clock = clock;
     }
 
@@ -46,11 +45,11 @@ final class PlanStore {
      * @return false, writing nothing, when the pipeline was no longer pending
      */
     boolean created(UUID pipelineId, UUID projectId, String revision, String defaultBranch, Plan plan) {
-        return jdbi.inTransaction(h -> {
+        Stored stored = jdbi.inTransaction(h -> {
             PlanDao dao = h.attach(PlanDao.class);
             OffsetDateTime now = now();
             if (!settled(dao.markCreated(pipelineId, revision, now), pipelineId)) {
-                return false;
+                return Stored.NOTHING;
             }
             int jobCount = plan.workflows().stream().mapToInt(w -> w.jobs().size()).sum();
             long number = jobCount == 0 ? 0 : dao.claimJobNumbers(projectId, jobCount).orElseThrow(() ->
@@ -69,14 +68,21 @@ final class PlanStore {
             if (!jobs.isEmpty()) {
                 dao.insertJobs(jobs);
             }
+            boolean queued = false;
             for (UUID workflowId : workflows) {
-                Orchestration.requestAdvance(h, queues, workflowId);
+                queued |= WorkflowAdvancer.advance(h, workflowId, now);
             }
             PlanDao.BranchAndNumber pipeline = dao.branchAndNumber(pipelineId);
             WorkflowCommands.cancelRedundant(h, projectId, pipeline.branch(), defaultBranch, pipeline.number(), now);
-            return true;
+            return queued ? Stored.TASKS_QUEUED : Stored.CREATED;
         });
+        if (stored == Stored.TASKS_QUEUED) {
+            tasksQueued.run();
+        }
+        return stored != Stored.NOTHING;
     }
+
+    private enum Stored { NOTHING, CREATED, TASKS_QUEUED }
 
     /**
      * Makes the pipeline {@code errored} with {@code errors}, and {@code revision} if the failure came after the
