@@ -430,6 +430,7 @@ def main():
     p.add_argument('--quick', action='store_true', help='15 latency builds, 20 s throughput window')
     p.add_argument('--builds', type=int, help='latency builds (default 50, quick 15)')
     p.add_argument('--window', type=int, help='throughput window in seconds (default 60, quick 20)')
+    p.add_argument('--warmup', type=int, help='saturated warm-up before the window, seconds (default 30, quick 10)')
     p.add_argument('--keep', action='store_true', help='keep the temp dir (logs, sqlite) for a look afterwards')
     p.add_argument('--poll-ms', type=float, default=POLL_S * 1000,
                    help='pause between polls while waiting for a step to start (default %(default)s)')
@@ -437,7 +438,7 @@ def main():
     args.builds = args.builds or (15 if args.quick else 50)
     args.window = args.window or (20 if args.quick else 60)
     args.warmup_builds = 3 if args.quick else 5
-    args.warmup = 5 if args.quick else 10
+    args.warmup = args.warmup if args.warmup is not None else (10 if args.quick else 30)
 
     # SIGTERM (e.g. from the Java side) and SIGHUP unwind like Ctrl-C, through the finally below.
     def stop(signum, _frame):

@@ -41,18 +41,20 @@ public final class BuildbotPeer {
 
     /** Runs the peer, forwarding its progress (standard error) to {@code System.err}. */
     public static BuildbotFigures run(boolean quick) throws IOException, InterruptedException {
-        return run(quick, System.err);
+        return run(quick, E2eSuite.saturatedWarmUp(quick), System.err);
     }
 
     /**
      * Runs the peer: about 1 minute quick, 2–3 minutes full, plus an apt-get install on a clean machine.
      *
      * @param quick    15 latency builds and a 20 s throughput window instead of 50 and 60 s
+     * @param warmUp   how long builds run saturated before the throughput window opens
      * @param progress where the driver's progress lines go, as they come
      * @throws IOException when python3 is missing, or the driver fails or times out; the message ends with the tail
      *                     of the driver's standard error
      */
-    public static BuildbotFigures run(boolean quick, PrintStream progress) throws IOException, InterruptedException {
+    public static BuildbotFigures run(boolean quick, Duration warmUp, PrintStream progress)
+            throws IOException, InterruptedException {
         String python = findOnPath("python3");
         if (python == null) {
             throw new IOException("bench e2e needs python3 for its Buildbot peer; install it (apt-get install -y "
@@ -74,6 +76,7 @@ public final class BuildbotPeer {
             if (quick) {
                 command.add("--quick");
             }
+            command.addAll(List.of("--warmup", Long.toString(warmUp.toSeconds())));
             return runDriver(command, dir, timeout, progress);
         } finally {
             deleteTree(dir);

@@ -29,21 +29,21 @@ final class GantryE2e {
     private GantryE2e() {
     }
 
-    static E2eFigures run(GantryRig rig, boolean quick, PrintStream out) throws Exception {
+    static E2eFigures run(GantryRig rig, boolean quick, Duration warmUp, PrintStream out) throws Exception {
         GantryClient api = rig.client();
-        int warmUp = quick ? 3 : 5;
+        int warmUpPipelines = quick ? 3 : 5;
         int samples = quick ? 15 : 50;
         Duration window = Duration.ofSeconds(quick ? 20 : 60);
-        for (int i = 0; i < warmUp; i++) {
+        for (int i = 0; i < warmUpPipelines; i++) {
             startLatency(api);
         }
         List<Double> latencies = new ArrayList<>();
         for (int i = 0; i < samples; i++) {
             latencies.add(startLatency(api));
         }
-        out.printf("gantry: %d sequential pipelines measured; now saturating for %d s%n", samples,
-                window.toSeconds());
-        double perMinute = throughput(rig, api, window);
+        out.printf("gantry: %d sequential pipelines measured; now saturating for %d s, then a %d s window%n",
+                samples, warmUp.toSeconds(), window.toSeconds());
+        double perMinute = throughput(rig, api, warmUp, window);
         return E2eFigures.of(latencies, perMinute, window);
     }
 
@@ -102,11 +102,12 @@ final class GantryE2e {
         return triggered.json().path("id").asText();
     }
 
-    /** Pipelines per minute over {@code window}, with the backlog kept at {@link #BACKLOG}, after a warm-up. */
-    private static double throughput(GantryRig rig, GantryClient api, Duration window) throws Exception {
+    /** Pipelines per minute over {@code window}, with the backlog kept at {@link #BACKLOG}, after {@code warmUp}. */
+    private static double throughput(GantryRig rig, GantryClient api, Duration warmUp, Duration window)
+            throws Exception {
         long triggered = 0;
         long before = rig.succeededWorkflows();
-        long warmUntil = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+        long warmUntil = System.nanoTime() + warmUp.toNanos();
         long end = warmUntil + window.toNanos();
         long startCount = -1;
         while (true) {
