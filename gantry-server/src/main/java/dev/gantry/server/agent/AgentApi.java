@@ -41,7 +41,7 @@ public final class AgentApi implements AutoCloseable {
     public AgentApi(Jdbi jdbi, Queues queues, AgentSettings settings, TaskMatcher matcher, OpenClaims claiming,
                     BlobStore blobs, OutputStore output, AgentAuthentication authentication, InstantSource clock) {
         this.authentication = authentication;
-        Leases leases = new Leases(jdbi, queues, settings, clock);
+        Leases leases = new Leases(jdbi, wakeups, settings, clock);
         this.agents = new AgentRoutes(new Claims(jdbi, settings, matcher, wakeups, claiming, clock), leases, output, settings,
                 waiters, clock);
         this.reports = new TaskReportRoutes(jdbi, leases, blobs, clock);

@@ -1,8 +1,6 @@
 package dev.gantry.server.agent;
 
-import dev.gantry.queue.Queues;
 import dev.gantry.server.run.JobStatus;
-import dev.gantry.server.run.Orchestration;
 import dev.gantry.server.run.TaskStatus;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -12,16 +10,20 @@ import org.jdbi.v3.core.Handle;
 
 /**
  * What follows a task's end, in the transaction that ended it: when every task of the job has ended, the job takes
- * {@link TaskStatus#jobOutcome} by compare-and-set (unless a cancel ended it first) and the orchestrator is asked to advance the workflow. The caller
- * must hold the job's row lock ({@link TaskDao#lockJob}), so that two nodes ending at once cannot both see the other
- * still running. Stateless.
+ * {@link TaskStatus#jobOutcome} by compare-and-set (unless a cancel ended it first), and the caller must then have the
+ * workflow advanced. The caller must hold the job's row lock ({@link TaskDao#lockJob}), so that two nodes ending at
+ * once cannot both see the other still running. Stateless.
  */
 final class JobSettlement {
     private JobSettlement() {
     }
 
-    /** Settles the job if its last task just ended; returns the outcome, or null while tasks still run. */
-    static JobStatus afterTaskEnded(Handle h, Queues queues, UUID jobId, UUID workflowId, Instant now) {
+    /**
+     * Settles the job if its last task just ended; returns the outcome, or null while tasks still run. When it
+     * returns an outcome the workflow needs an advance, also when a cancel ended the job first (an advance is
+     * idempotent, and a missed one would leave the workflow waiting).
+     */
+    static JobStatus afterTaskEnded(Handle h, UUID jobId, Instant now) {
         TaskDao tasks = h.attach(TaskDao.class);
         List<TaskStatus> statuses = tasks.statuses(jobId).stream().map(TaskStatus::ofWord).toList();
         if (statuses.stream().anyMatch(s -> !s.terminal())) {
@@ -32,9 +34,6 @@ final class JobSettlement {
         if (settled > 1) {
             throw new IllegalStateException("settling job " + jobId + " changed " + settled + " rows");
         }
-        // Also when 0 rows moved (a cancel ended the job first): an advance is idempotent, and a missed one would
-        // leave the workflow waiting.
-        Orchestration.requestAdvance(h, queues, workflowId);
         return outcome;
     }
 }

@@ -1,6 +1,7 @@
 package dev.gantry.server.agent;
 
 import dev.gantry.queue.Queues;
+import dev.gantry.server.run.Orchestration;
 import dev.gantry.server.storage.OutputStore;
 import java.io.IOException;
 import java.time.Duration;
@@ -124,7 +125,9 @@ final class LeaseSweeper implements AutoCloseable {
                 return false;
             }
             note(task, now);
-            JobSettlement.afterTaskEnded(h, queues, task.jobId(), workflowId.get(), now);
+            if (JobSettlement.afterTaskEnded(h, task.jobId(), now) != null) {
+                Orchestration.requestAdvance(h, queues, workflowId.get());
+            }
             LOG.warn("Task {} lost its agent (no heartbeat before its lease ran out); marked infrastructure_fail",
                     task);
             return true;

@@ -1,7 +1,7 @@
 package dev.gantry.server.agent;
 
-import dev.gantry.queue.Queues;
 import dev.gantry.server.http.ApiException;
+import dev.gantry.server.orchestrator.WorkflowAdvancer;
 import dev.gantry.server.run.TaskStatus;
 import java.time.Instant;
 import java.time.InstantSource;
@@ -17,13 +17,13 @@ import org.jdbi.v3.core.Jdbi;
  */
 final class Leases {
     private final Jdbi jdbi;
-    private final Queues queues;
+    private final TaskWakeups wakeups;
     private final AgentSettings settings;
     private final InstantSource clock;
 
-    Leases(Jdbi jdbi, Queues queues, AgentSettings settings, InstantSource clock) {
+    Leases(Jdbi jdbi, TaskWakeups wakeups, AgentSettings settings, InstantSource clock) {
         this.jdbi = jdbi;
-        this.queues = queues;
+        this.wakeups = wakeups;
         this.settings = settings;
         this.clock = clock;
     }
@@ -78,7 +78,8 @@ final class Leases {
 
     /**
      * Ends the task with {@code status}, first recording {@code last} (the reports the completion carries); when it
-     * was the job's last task, settles the job and asks for the workflow's advance, all in one transaction. A repeat
+     * was the job's last task, settles the job and advances the workflow, all in one transaction (waking the claims
+     * after the commit if that queued tasks). A repeat
      * with the same lease after the task was completed changes nothing and records nothing; after it was given up as
      * lost, it is 409.
      *
@@ -86,17 +87,20 @@ final class Leases {
      */
     void complete(TaskKey task, UUID lease, TaskStatus status, LastReports last) {
         Instant now = now();
-        jdbi.useTransaction(h -> {
+        boolean queued = jdbi.inTransaction(h -> {
             TaskDao tasks = h.attach(TaskDao.class);
-            UUID workflowId = tasks.lockJob(task.jobId()).orElseThrow(() -> unknown(task));
+            // The workflow first, then the job, as cancel and approve take them: the job's end advances the workflow
+            // in this transaction.
+            UUID workflowId = tasks.lockWorkflowOfJob(task.jobId()).orElseThrow(() -> unknown(task));
+            tasks.lockJob(task.jobId());
             if (last != LastReports.NONE && tasks.leased(task.jobId(), task.nodeIndex(), lease).isPresent()) {
                 last.record(h);
             }
             int finished = tasks.finish(task.jobId(), task.nodeIndex(), lease, status.word(),
                     now.atOffset(ZoneOffset.UTC));
             if (finished == 1) {
-                JobSettlement.afterTaskEnded(h, queues, task.jobId(), workflowId, now);
-                return;
+                return JobSettlement.afterTaskEnded(h, task.jobId(), now) != null
+                        && WorkflowAdvancer.advance(h, workflowId, now.atOffset(ZoneOffset.UTC));
             }
             TaskDao.TaskState state = tasks.state(task.jobId(), task.nodeIndex()).orElseThrow(() -> unknown(task));
             // Ended by a completion under this lease, not given up by the sweeper: the agent's earlier completion
@@ -106,7 +110,11 @@ final class Leases {
             if (!repeat) {
                 throw lost(task);
             }
+            return false;
         });
+        if (queued) {
+            wakeups.tasksQueued();
+        }
     }
 
     static ApiException lost(TaskKey task) {

@@ -11,7 +11,8 @@ import org.jdbi.v3.sqlobject.statement.SqlUpdate;
 /**
  * Every statement of the agent protocol on {@code gantry.job_task}, and the job-status changes its tasks cause. Every
  * change is a compare-and-set: callers check the row count. Lock order, to keep concurrent calls from deadlocking: a
- * transaction that ends a task locks the job row first ({@link #lockJob}), then the task.
+ * transaction that ends a task locks the job row ({@link #lockJob}) before the task, and a completion, which then
+ * advances the workflow, the workflow row before both ({@link #lockWorkflowOfJob}), as cancel and approve do.
  */
 @RegisterConstructorMapper(TaskDao.Leased.class)
 @RegisterConstructorMapper(TaskDao.TaskState.class)
@@ -83,6 +84,14 @@ interface TaskDao {
      */
     @SqlQuery("SELECT workflow_id FROM gantry.job WHERE id = :jobId FOR NO KEY UPDATE")
     Optional<UUID> lockJob(UUID jobId);
+
+    /** Locks the workflow of the job, as the orchestrator locks it; empty when there is no such job. */
+    @SqlQuery("""
+            SELECT w.id FROM gantry.workflow w JOIN gantry.job j ON j.workflow_id = w.id
+            WHERE j.id = :jobId
+            FOR UPDATE OF w
+            """)
+    Optional<UUID> lockWorkflowOfJob(UUID jobId);
 
     /** running → {@code status} for the holder of {@code lease}; 1 when it moved. */
     @SqlUpdate("""

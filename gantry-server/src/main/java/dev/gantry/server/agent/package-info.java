@@ -8,12 +8,13 @@
  * {@link dev.gantry.server.agent.TaskWakeups#tasksQueued()} (called by whoever queues tasks, after its commit) or
  * its one-second re-check. Every later call about the task carries the lease; a call with any other lease is 409,
  * which tells a lost-and-returned agent to stop. Heartbeats renew the lease; the lease sweeper gives up tasks whose
- * lease ran out ({@code infrastructure_fail}). When a job's last task ends (completion or sweeper), the job takes its
- * outcome and the orchestrator is asked to advance the workflow, in the same transaction. Retrying a lost job is the
- * orchestrator's.
+ * lease ran out ({@code infrastructure_fail}). When a job's last task ends, the job takes its outcome and, in the
+ * same transaction, a completion advances the workflow ({@code WorkflowAdvancer.advance}) while the sweeper asks for
+ * an advance through the durable queue. Retrying a lost job is the orchestrator's.
  *
  * <p>Locking: a transaction that ends a task locks the job row first ({@code FOR NO KEY UPDATE}), then the task, so
- * that two nodes ending at once settle their job once. Calls that record what an agent sent lock the task row
+ * that two nodes ending at once settle their job once; a completion locks the workflow row before the job, as the
+ * orchestrator's cancel and approve do. Calls that record what an agent sent lock the task row
  * against ending meanwhile. Uploads are streamed to storage outside any transaction and indexed after they are
  * complete.
  *
