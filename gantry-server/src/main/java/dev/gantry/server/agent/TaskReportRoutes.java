@@ -67,13 +67,25 @@ final class TaskReportRoutes {
         long outputOffset = AgentRequests.integer(body, "output_offset", 0, Long.MAX_VALUE);
         Instant startedAt = AgentRequests.optionalTime(body, "started_at").orElseGet(this::now);
         Instant stoppedAt = AgentRequests.optionalTime(body, "stopped_at").orElse(null);
+        recordStep(task, lease, Integer.parseInt(indexText), name, status, exitCode, outputOffset, startedAt,
+                stoppedAt);
+        Json.respond(ctx, 200, Map.of("step_index", Integer.parseInt(indexText)));
+    }
+
+    /**
+     * Records a step's start or end for the holder of {@code lease}, as checked by {@link #step}; {@code stoppedAt}
+     * and {@code exitCode} may be null. A repeat overwrites the step with the same values.
+     *
+     * @throws ApiException 409 when {@code lease} is not the running task's current lease
+     */
+    void recordStep(TaskKey task, UUID lease, int index, String name, String status, Integer exitCode,
+                    long outputOffset, Instant startedAt, Instant stoppedAt) {
         jdbi.useTransaction(h -> {
             Leases.require(h, task, lease);
-            h.attach(StepDao.class).upsert(task.jobId(), task.nodeIndex(), Integer.parseInt(indexText), name, status,
-                    exitCode, outputOffset, startedAt.atOffset(ZoneOffset.UTC),
+            h.attach(StepDao.class).upsert(task.jobId(), task.nodeIndex(), index, name, status, exitCode,
+                    outputOffset, startedAt.atOffset(ZoneOffset.UTC),
                     stoppedAt == null ? null : stoppedAt.atOffset(ZoneOffset.UTC));
         });
-        Json.respond(ctx, 200, Map.of("step_index", Integer.parseInt(indexText)));
     }
 
     /** {@code PUT /tasks/{job_id}/{node_index}/artifacts/{path…}}: stores the body as an artifact; 201. */
