@@ -105,8 +105,21 @@ final class LeaseSweeper implements AutoCloseable {
     private boolean requeue(TaskKey task, Instant now) {
         return jdbi.inTransaction(h -> {
             TaskDao tasks = h.attach(TaskDao.class);
-            if (tasks.lockJob(task.jobId()).isEmpty()
-                    || tasks.requeue(task.jobId(), task.nodeIndex(), now.atOffset(ZoneOffset.UTC)) != 1) {
+            var workflowId = tasks.lockJob(task.jobId());
+            if (workflowId.isEmpty()) {
+                return false;
+            }
+            if (tasks.cancelRequested(task.jobId())) {
+                // Found by the deterministic simulation: no claim takes a task of a job being canceled, so queued
+                // again it would wait forever, and its job (running, then queued) with it, in a canceled workflow.
+                // It ends canceled instead, and the job settles.
+                if (tasks.withdraw(task.jobId(), task.nodeIndex(), now.atOffset(ZoneOffset.UTC)) == 1) {
+                    JobSettlement.afterTaskEnded(h, queues, task.jobId(), workflowId.get(), now);
+                    LOG.warn("Task {} of a canceled job was never accepted by its agent; canceled", task);
+                }
+                return false;
+            }
+            if (tasks.requeue(task.jobId(), task.nodeIndex(), now.atOffset(ZoneOffset.UTC)) != 1) {
                 return false;
             }
             tasks.requeueJob(task.jobId());
