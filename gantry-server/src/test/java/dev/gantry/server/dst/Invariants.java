@@ -57,6 +57,7 @@ final class Invariants {
     static final Set<JobStatus> JOB_FIRST = EnumSet.of(BLOCKED, QUEUED, ON_HOLD, SUCCESS, NOT_RUN);
 
     static final List<ExactlyOnce> EXACTLY_ONCE = List.of(
+            Invariants::plannedOnce,
             Invariants::jobNumbersUnique,
             Invariants::settledOnce,
             Invariants::tasksQueuedOnce);
@@ -183,6 +184,17 @@ final class Invariants {
                 }
             }
         }
+    }
+
+    /** A pipeline's plan is stored once: its workflows, reruns apart, have distinct names. */
+    private static String plannedOnce(World now, Invariants seen) {
+        Set<String> planned = new HashSet<>();
+        for (World.Workflow w : now.workflows()) {
+            if (w.rerunOf() == null && !planned.add(w.pipelineNumber() + "/" + w.name())) {
+                return "pipeline #" + w.pipelineNumber() + " has workflow " + w.name() + " twice: planned twice";
+            }
+        }
+        return null;
     }
 
     private static String jobNumbersUnique(World now, Invariants seen) {

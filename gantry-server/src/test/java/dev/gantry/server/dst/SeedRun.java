@@ -27,7 +27,7 @@ import java.util.function.Consumer;
 
 /**
  * One seed of the deterministic simulation: a project with a generated config, 1-3 triggers and 1-3 agents, then a
- * fault phase of 12-24 events and a calm phase that must bring everything to an end. Every event is one step of one
+ * fault phase of 10-20 events and a calm phase that must bring everything to an end. Every event is one step of one
  * actor (a client, the server's queue consumer, an agent, the sweeper, the clock), chosen by the seed's random, and
  * the invariants are checked after each. Single-threaded; one run per instance.
  */
@@ -102,7 +102,7 @@ final class SeedRun {
         try {
             setUp();
             faults = true;
-            int faultEvents = 12 + random.nextInt(13);
+            int faultEvents = 10 + random.nextInt(11);
             for (int i = 0; i < faultEvents; i++) {
                 event();
             }
@@ -467,15 +467,24 @@ final class SeedRun {
     private void work(SimAgent a) {
         SimAgent.Held h = a.held;
         Report report;
-        if (faults) {
+        if (a.silentUntil != null) {
+            // Back from silence: it reports whatever it was about to, unaware of how long it was away.
+            a.silentUntil = null;
+            report = switch (random.nextInt(3)) {
+                case 0 -> Report.HEARTBEAT;
+                case 1 -> h.stepsLeft > 0 ? Report.STEP : Report.COMPLETE;
+                default -> Report.COMPLETE;
+            };
+        } else if (faults) {
             report = h.cancel || h.stepsLeft == 0 ? (random.nextInt(3) == 0 ? Report.HEARTBEAT : Report.COMPLETE)
                     : (random.nextBoolean() ? Report.HEARTBEAT : Report.STEP);
         } else {
-            // Calm: get on with it, heartbeating only when the lease nears its end.
+            // Calm: get on with it (its steps are reported in the fault phase), heartbeating only when the lease
+            // nears its end.
             World.Task t = world.task(h.claimed.task().jobId(), h.claimed.task().nodeIndex());
-            boolean renew = t != null && t.leaseUntil() != null
+            boolean renew = t != null && t.status().equals("running") && t.leaseUntil() != null
                     && t.leaseUntil().isBefore(rig.clock.instant().plus(Rig.AGENT.leaseTimeout().dividedBy(2)));
-            report = renew ? Report.HEARTBEAT : h.cancel || h.stepsLeft == 0 ? Report.COMPLETE : Report.STEP;
+            report = renew ? Report.HEARTBEAT : Report.COMPLETE;
         }
         TaskStatus end = h.cancel ? TaskStatus.CANCELED : h.outcome;
         String what = "agent " + a.name() + ": " + switch (report) {
