@@ -11,9 +11,9 @@ import java.util.SplittableRandom;
 import java.util.UUID;
 
 /**
- * The config each seed's project has: a random but valid CircleCI config (one workflow of 2-5 jobs or two of 2-3, a random
- * {@code requires} DAG, some of it on {@code failed} or on any end, some approval jobs, parallelism 1-2), served as
- * the repository would serve it, without git. Single-threaded.
+ * The config each seed's project has: a random but valid CircleCI config (one workflow of 2-4 jobs or two of 2-3, a
+ * random {@code requires} DAG, some of it on {@code failed} or on any end, some approval jobs, parallelism 1-2),
+ * served as the repository would serve it, without git. Single-threaded.
  */
 final class GeneratedConfigs implements ConfigSource {
     static final String REVISION = "d5700000000000000000000000000000000000d5";
@@ -33,11 +33,11 @@ final class GeneratedConfigs implements ConfigSource {
     static String generate(SplittableRandom random) {
         StringBuilder jobs = new StringBuilder();
         StringBuilder workflows = new StringBuilder();
-        int workflowCount = random.nextInt(10) < 7 ? 1 : 2;
+        int workflowCount = random.nextInt(10) < 8 ? 1 : 2;
         int jobNumber = 0;
         for (int w = 1; w <= workflowCount; w++) {
             workflows.append("  w").append(w).append(":\n    jobs:\n");
-            int size = 2 + random.nextInt(workflowCount == 1 ? 4 : 2);
+            int size = 2 + random.nextInt(workflowCount == 1 ? 3 : 2);
             List<String> names = new ArrayList<>();
             for (int i = 0; i < size; i++) {
                 boolean approval = i > 0 && random.nextInt(6) == 0;

@@ -53,6 +53,16 @@ final class Invariants {
             // Back to queued only when the agent never accepted its task (LeaseSweeper's requeue).
             RUNNING, EnumSet.of(QUEUED, SUCCESS, FAILED, CANCELED, INFRASTRUCTURE_FAIL),
             ON_HOLD, EnumSet.of(SUCCESS, CANCELED));
+    /**
+     * Legal workflow status changes: while it runs it may wait on an approval and resume; once a job failed it can only
+     * end failed (or be canceled); terminal statuses have none.
+     */
+    static final Map<WorkflowStatus, Set<WorkflowStatus>> WORKFLOW_MOVES = Map.of(
+            WorkflowStatus.RUNNING, EnumSet.of(WorkflowStatus.ON_HOLD, WorkflowStatus.FAILING, WorkflowStatus.SUCCESS,
+                    WorkflowStatus.FAILED, WorkflowStatus.CANCELED),
+            WorkflowStatus.ON_HOLD, EnumSet.of(WorkflowStatus.RUNNING, WorkflowStatus.FAILING, WorkflowStatus.SUCCESS,
+                    WorkflowStatus.FAILED, WorkflowStatus.CANCELED),
+            WorkflowStatus.FAILING, EnumSet.of(WorkflowStatus.FAILED, WorkflowStatus.CANCELED));
     /** How a job row may first appear: planned or rerun blocked, a retry queued, a rerun's carried or advanced job. */
     static final Set<JobStatus> JOB_FIRST = EnumSet.of(BLOCKED, QUEUED, ON_HOLD, SUCCESS, NOT_RUN);
 
@@ -115,9 +125,7 @@ final class Invariants {
             WorkflowStatus before = workflowStatus.get(w.id());
             String name = "workflow " + w.name() + " of pipeline #" + w.pipelineNumber();
             if (before != null && before != status) {
-                boolean legal = !before.terminal()
-                        && (before != WorkflowStatus.FAILING || status.terminal());
-                if (!legal) {
+                if (!WORKFLOW_MOVES.getOrDefault(before, Set.of()).contains(status)) {
                     throw new Violation(name + " moved from " + before.word() + " to " + status.word());
                 }
             }
