@@ -260,6 +260,20 @@ class AgentLeasesIT {
         assertThat(runs.taskStatus(job, 0)).isEqualTo("running");
     }
 
+    @Test
+    void a_never_accepted_task_of_a_job_canceled_meanwhile_ends_canceled_instead_of_waiting_in_the_queue() {
+        UUID job = runs.job(workflow, "test").insert();
+        AgentClient.Claimed unanswered = agent.claimed(agentId);
+        // As a workflow cancel does to a running job (found by OrchestratorSimulationIT, seed 4).
+        server.jdbi().useHandle(h -> h.execute("UPDATE gantry.job SET cancel_requested = true WHERE id = ?", job));
+
+        await().atMost(Duration.ofSeconds(5)).until(() -> runs.taskStatus(job, 0).equals("canceled"));
+
+        assertThat(runs.jobStatus(job)).isEqualTo("canceled");
+        assertThat(advancesRequested()).containsExactly(workflow.toString());
+        assertThat(agent.heartbeat(unanswered, unanswered.lease()).status()).isEqualTo(409);
+    }
+
     /**
      * The payloads of the advance messages enqueued so far, in any state: the server's orchestrator may already have
      * taken them.

@@ -67,8 +67,7 @@ final class Claims {
         Instant deadline = clock.instant().plus(settings.pollTimeout());
         for (boolean first = true; ; first = false) {
             long generation = wakeups.generation();
-            boolean checkAgent = first;
-            Optional<ObjectNode> assignment = jdbi.inTransaction(h -> tryClaim(h, agentId, free, checkAgent));
+            Optional<ObjectNode> assignment = look(agentId, free, first);
             if (assignment.isPresent() || wakeups.closed()) {
                 return assignment;
             }
@@ -78,6 +77,17 @@ final class Claims {
             }
             wakeups.await(generation, left.compareTo(RECHECK_EVERY) < 0 ? left : RECHECK_EVERY);
         }
+    }
+
+    /**
+     * One look for a task in a transaction of its own, without waiting: what each turn of a claim's long poll does
+     * (and the deterministic simulation test calls directly, having no threads to wait on). {@code firstLook} also
+     * checks that the agent exists.
+     *
+     * @throws ApiException 404 for an unknown agent on a first look
+     */
+    Optional<ObjectNode> look(UUID agentId, FreeResources free, boolean firstLook) {
+        return jdbi.inTransaction(h -> tryClaim(h, agentId, free, firstLook));
     }
 
     /**

@@ -10,9 +10,11 @@ import java.time.InstantSource;
 import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
+import java.util.UUID;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -106,14 +108,34 @@ final class LeaseSweeper implements AutoCloseable {
     private boolean requeue(TaskKey task, Instant now) {
         return jdbi.inTransaction(h -> {
             TaskDao tasks = h.attach(TaskDao.class);
-            if (tasks.lockJob(task.jobId()).isEmpty()
-                    || tasks.requeue(task.jobId(), task.nodeIndex(), now.atOffset(ZoneOffset.UTC)) != 1) {
+            var workflowId = tasks.lockJob(task.jobId());
+            if (workflowId.isEmpty()) {
+                return false;
+            }
+            if (tasks.cancelRequested(task.jobId())) {
+                // Found by the deterministic simulation: no claim takes a task of a job being canceled, so queued
+                // again it would wait forever, and its job (running, then queued) with it, in a canceled workflow.
+                // It ends canceled instead, and the job settles.
+                if (tasks.withdraw(task.jobId(), task.nodeIndex(), now.atOffset(ZoneOffset.UTC)) == 1) {
+                    settled(h, task, workflowId.get(), now);
+                    LOG.warn("Task {} of a canceled job was never accepted by its agent; canceled", task);
+                }
+                return false;
+            }
+            if (tasks.requeue(task.jobId(), task.nodeIndex(), now.atOffset(ZoneOffset.UTC)) != 1) {
                 return false;
             }
             tasks.requeueJob(task.jobId());
             LOG.warn("Task {} was never accepted by the agent it was given to; queued again", task);
             return true;
         });
+    }
+
+    /** After a task ended here: settles its job if that was its last task, and asks for the workflow's advance. */
+    private void settled(Handle h, TaskKey task, UUID workflowId, Instant now) {
+        if (JobSettlement.afterTaskEnded(h, task.jobId(), now) != null) {
+            Orchestration.requestAdvance(h, queues, workflowId);
+        }
     }
 
     private boolean giveUp(TaskKey task, Instant now) {
@@ -125,9 +147,7 @@ final class LeaseSweeper implements AutoCloseable {
                 return false;
             }
             note(task, now);
-            if (JobSettlement.afterTaskEnded(h, task.jobId(), now) != null) {
-                Orchestration.requestAdvance(h, queues, workflowId.get());
-            }
+            settled(h, task, workflowId.get(), now);
             LOG.warn("Task {} lost its agent (no heartbeat before its lease ran out); marked infrastructure_fail",
                     task);
             return true;

@@ -150,6 +150,21 @@ interface TaskDao {
             """)
     int requeue(UUID jobId, int nodeIndex, OffsetDateTime now);
 
+    /** Whether someone canceled the job while it ran; false when there is no such job. */
+    @SqlQuery("SELECT coalesce(bool_or(cancel_requested), false) FROM gantry.job WHERE id = :jobId")
+    boolean cancelRequested(UUID jobId);
+
+    /**
+     * running → canceled for a task its agent never accepted, of a job being canceled; 1 when it moved (a late
+     * acceptance wins, as for {@link #requeue}).
+     */
+    @SqlUpdate("""
+            UPDATE gantry.job_task SET status = 'canceled', stopped_at = :now
+            WHERE job_id = :jobId AND node_index = :nodeIndex AND status = 'running' AND accepted_at IS NULL
+              AND lease_until < :now
+            """)
+    int withdraw(UUID jobId, int nodeIndex, OffsetDateTime now);
+
     /** A running job none of whose tasks has started (or ended) is queued again. */
     @SqlUpdate("""
             UPDATE gantry.job SET status = 'queued', started_at = NULL

@@ -55,11 +55,21 @@ final class TaskReportRoutes {
             throw ApiException.notFound("no step " + ApiException.quote(indexText));
         }
         StepUpdate update = StepUpdate.read(JsonBody.readObject(ctx), Integer.parseInt(indexText), now());
+        recordStep(task, lease, update);
+        Json.respond(ctx, 200, Map.of("step_index", Integer.parseInt(indexText)));
+    }
+
+    /**
+     * Records a step's start or end for the holder of {@code lease}, as {@link #step} does. A repeat overwrites the
+     * step with the same values.
+     *
+     * @throws ApiException 409 when {@code lease} is not the running task's current lease
+     */
+    void recordStep(TaskKey task, UUID lease, StepUpdate update) {
         jdbi.useTransaction(h -> {
             Leases.require(h, task, lease);
             update.record(h, task);
         });
-        Json.respond(ctx, 200, Map.of("step_index", Integer.parseInt(indexText)));
     }
 
     /** {@code PUT /tasks/{job_id}/{node_index}/artifacts/{path…}}: stores the body as an artifact; 201. */

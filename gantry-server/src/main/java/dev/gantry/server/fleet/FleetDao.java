@@ -45,6 +45,10 @@ interface FleetDao {
     record History(UUID projectId, String name, Long medianMs) {
     }
 
+    /**
+     * The queued tasks, oldest first and, among those queued in the same instant (the jobs one advance unblocks),
+     * by job number and node: {@link FleetSnapshots} keeps that order when it breaks the ties.
+     */
     // The same filter as a claim's: a job being canceled or already settled is not waiting for an agent.
     @SqlQuery("""
             SELECT t.job_id, t.node_index, t.queued_at, j.resource_class, j.cpu, j.memory_mb,
@@ -56,6 +60,7 @@ interface FleetDao {
             WHERE t.status = 'queued'
               AND j.status IN ('queued', 'running')
               AND NOT j.cancel_requested
+            ORDER BY t.queued_at, p.organization, p.name, j.number, t.node_index
             """)
     @RegisterConstructorMapper(QueuedTask.class)
     List<QueuedTask> queuedTasks();

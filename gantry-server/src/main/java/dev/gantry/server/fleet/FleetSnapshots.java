@@ -119,9 +119,17 @@ public final class FleetSnapshots {
         dao.pausedPools().forEach(p -> pauses.put(p.pool(), p));
         List<PendingJob> pending = new ArrayList<>(queued.size());
         List<PendingJob> paused = new ArrayList<>();
+        Instant previous = null;
+        long tie = 0;
         for (FleetDao.QueuedTask t : queued) {
+            // Placement takes the oldest first and breaks ties by id, here a random job UUID: which of two jobs
+            // unblocked in one advance started first would be a coin toss. Tasks queued in the same microsecond
+            // (the database's precision) are spread a nanosecond apart in the order the query lists them, by job
+            // number and node, so the tie-break is that order (and the deterministic simulation can replay it).
+            tie = t.queuedAt().equals(previous) ? tie + 1 : 0;
+            previous = t.queuedAt();
             PendingJob job = new PendingJob(new TaskKey(t.jobId(), t.nodeIndex()).toString(),
-                    classOf(t.resourceClass(), t.cpu(), t.memoryMb()), t.organization(), t.queuedAt(),
+                    classOf(t.resourceClass(), t.cpu(), t.memoryMb()), t.organization(), t.queuedAt().plusNanos(tie),
                     pools.poolOf(t.executorType(), t.image()),
                     expected.get(new ExpectedDurations.Key(t.projectId(), t.name())));
             (pauses.containsKey(job.pool()) ? paused : pending).add(job);

@@ -1,0 +1,127 @@
+package dev.gantry.server.dst;
+
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import org.jdbi.v3.core.Jdbi;
+
+/**
+ * What the database holds for one seed's project after an event, read in one transaction: the rows the invariants
+ * are checked on, listed in stable orders (numbers, names, node indexes; never ids).
+ */
+record World(List<Pipeline> pipelines, List<Workflow> workflows, List<Job> jobs, List<Task> tasks, Queue queue) {
+
+    record Pipeline(UUID id, long number, String state, String key) {
+    }
+
+    record Workflow(UUID id, long pipelineNumber, String name, String status, Instant stoppedAt, UUID rerunOf) {
+    }
+
+    record Job(UUID id, UUID workflowId, long number, String name, int attempt, String type, String status,
+               Instant stoppedAt, int parallelism, boolean wasQueued) {
+    }
+
+    record Task(UUID jobId, long jobNumber, int node, String status, UUID lease, Instant leaseUntil) {
+    }
+
+    /**
+     * Queue messages not done yet, of every queue: due now, waiting for a retry, held by a delivery; and the next
+     * moment one becomes due or its lease runs out (null if none).
+     */
+    record Queue(int planDue, int advanceDue, int waiting, int held, Instant next) {
+        boolean empty() {
+            return planDue + advanceDue + waiting + held == 0;
+        }
+    }
+
+    /**
+     * Everything in one round trip (the simulation reads it after every event): one row per pipeline, workflow, job
+     * and task of the project, and one of queue counts, told apart by {@code kind} and ordered within it.
+     */
+    private static final String READ = """
+            SELECT 0 AS kind, id AS a, NULL::uuid AS b, number AS n, idempotency_key AS t1, state AS t2,
+                   NULL::timestamptz AS ts1, NULL::int AS i1, NULL::int AS i2, NULL::int AS i3, NULL::boolean AS f,
+                   NULL::uuid AS c, NULL::timestamptz AS ts2, NULL::text AS t3
+            FROM gantry.pipeline WHERE project_id = :p
+            UNION ALL
+            SELECT 1, w.id, w.rerun_of, p.number, w.name, w.status, w.stopped_at, NULL, NULL, NULL, NULL, NULL,
+                   w.created_at, NULL
+            FROM gantry.workflow w JOIN gantry.pipeline p ON p.id = w.pipeline_id WHERE p.project_id = :p
+            UNION ALL
+            SELECT 2, id, workflow_id, number, name, status, stopped_at, attempt, parallelism, NULL,
+                   queued_at IS NOT NULL, NULL, NULL, type
+            FROM gantry.job WHERE project_id = :p
+            UNION ALL
+            SELECT 3, t.job_id, NULL, j.number, NULL, t.status, t.lease_until, t.node_index, NULL, NULL, NULL, t.lease,
+                   NULL, NULL
+            FROM gantry.job_task t JOIN gantry.job j ON j.id = t.job_id WHERE j.project_id = :p
+            UNION ALL
+            SELECT 4, NULL, NULL, count(*) FILTER (WHERE state = 1), NULL, NULL,
+                   min(CASE WHEN state = 0 AND run_at > :now THEN run_at WHEN state = 1 THEN lease_until END),
+                   count(*) FILTER (WHERE state = 0 AND run_at <= :now AND queue = 'pipeline-plan'),
+                   count(*) FILTER (WHERE state = 0 AND run_at <= :now AND queue = 'workflow-advance'),
+                   count(*) FILTER (WHERE state = 0 AND run_at > :now), NULL, NULL, NULL, NULL
+            FROM gantry_queue.message WHERE state IN (0, 1)
+            ORDER BY kind, n, ts2, t1, i1
+            """;
+
+    static World read(Jdbi jdbi, UUID projectId, Instant now) {
+        List<Pipeline> pipelines = new ArrayList<>();
+        List<Workflow> workflows = new ArrayList<>();
+        List<Job> jobs = new ArrayList<>();
+        List<Task> tasks = new ArrayList<>();
+        Queue[] queue = new Queue[1];
+        jdbi.useHandle(h -> h.createQuery(READ).bind("p", projectId).bind("now", now.atOffset(ZoneOffset.UTC))
+                .map((rs, ctx) -> {
+                    UUID a = rs.getObject("a", UUID.class);
+                    switch (rs.getInt("kind")) {
+                        case 0 -> pipelines.add(new Pipeline(a, rs.getLong("n"), rs.getString("t2"),
+                                rs.getString("t1")));
+                        case 1 -> workflows.add(new Workflow(a, rs.getLong("n"), rs.getString("t1"),
+                                rs.getString("t2"), instant(rs.getObject("ts1", OffsetDateTime.class)),
+                                rs.getObject("b", UUID.class)));
+                        case 2 -> jobs.add(new Job(a, rs.getObject("b", UUID.class), rs.getLong("n"),
+                                rs.getString("t1"), rs.getInt("i1"), rs.getString("t3"), rs.getString("t2"),
+                                instant(rs.getObject("ts1", OffsetDateTime.class)), rs.getInt("i2"),
+                                rs.getBoolean("f")));
+                        case 3 -> tasks.add(new Task(a, rs.getLong("n"), rs.getInt("i1"), rs.getString("t2"),
+                                rs.getObject("c", UUID.class), instant(rs.getObject("ts1", OffsetDateTime.class))));
+                        default -> queue[0] = new Queue(rs.getInt("i1"), rs.getInt("i2"), rs.getInt("i3"),
+                                rs.getInt("n"), instant(rs.getObject("ts1", OffsetDateTime.class)));
+                    }
+                    return kindOf(rs);
+                }).list());
+        return new World(List.copyOf(pipelines), List.copyOf(workflows), List.copyOf(jobs), List.copyOf(tasks),
+                queue[0]);
+    }
+
+    private static int kindOf(java.sql.ResultSet rs) throws java.sql.SQLException {
+        return rs.getInt("kind");
+    }
+
+    /** One task as it is now, or null. */
+    static Task task(Jdbi jdbi, UUID jobId, int node) {
+        return jdbi.withHandle(h -> h.createQuery("""
+                SELECT t.job_id, j.number, t.node_index, t.status, t.lease, t.lease_until
+                FROM gantry.job_task t JOIN gantry.job j ON j.id = t.job_id
+                WHERE t.job_id = :jobId AND t.node_index = :node """).bind("jobId", jobId).bind("node", node)
+                .map((rs, ctx) -> new Task(rs.getObject(1, UUID.class), rs.getLong(2), rs.getInt(3),
+                        rs.getString(4), rs.getObject(5, UUID.class),
+                                instant(rs.getObject(6, OffsetDateTime.class)))).findOne().orElse(null));
+    }
+
+    private static Instant instant(OffsetDateTime t) {
+        return t == null ? null : t.toInstant();
+    }
+
+    Job job(UUID id) {
+        return jobs.stream().filter(j -> j.id().equals(id)).findFirst().orElse(null);
+    }
+
+    Task task(UUID jobId, int node) {
+        return tasks.stream().filter(t -> t.jobId().equals(jobId) && t.node() == node).findFirst().orElse(null);
+    }
+}
