@@ -20,11 +20,6 @@ public record Completion(TaskOutcome outcome, String message, Map<Integer, StepR
         }
     }
 
-    /** A completion that carries nothing besides its outcome. */
-    public static Completion of(TaskOutcome outcome, String message, long outputOffset) {
-        return new Completion(outcome, message, Map.of(), outputOffset, new byte[0]);
-    }
-
     /** The same completion without output, once the output went through output calls. */
     public Completion withoutOutput(long offset) {
         return new Completion(outcome, message, steps, offset, new byte[0]);

@@ -62,12 +62,6 @@ final class Leases {
         return jdbi.inTransaction(h -> require(h, task, lease));
     }
 
-    /** True when {@code lease} is the running task's current lease. */
-    boolean holds(TaskKey task, UUID lease) {
-        return jdbi.withExtension(TaskDao.class, tasks -> tasks.leased(task.jobId(), task.nodeIndex(), lease))
-                .isPresent();
-    }
-
     /** What a completion records before the task ends, in its transaction, only while its lease holds. */
     interface LastReports {
         LastReports NONE = h -> {
