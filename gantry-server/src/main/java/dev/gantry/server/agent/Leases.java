@@ -73,9 +73,8 @@ final class Leases {
     /**
      * Ends the task with {@code status}, first recording {@code last} (the reports the completion carries); when it
      * was the job's last task, settles the job and advances the workflow, all in one transaction (waking the claims
-     * after the commit if that queued tasks). A repeat
-     * with the same lease after the task was completed changes nothing and records nothing; after it was given up as
-     * lost, it is 409.
+     * after the commit if that queued tasks). A repeat with the same lease after the task was completed changes nothing
+     * and records nothing; after it was given up as lost, it is 409.
      *
      * @throws ApiException 409 when {@code lease} is not the task's lease, 404 when there is no such task
      */

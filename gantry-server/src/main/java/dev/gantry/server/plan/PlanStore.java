@@ -20,8 +20,9 @@ import org.jdbi.v3.core.Jdbi;
 
 /**
  * Settles a pending pipeline in one transaction each way: {@link #created} stores its workflows and jobs and
- * advances each workflow (queuing the tasks of the jobs that require nothing), waking the agents after the commit; {@link #errored} records why it cannot run. Both start with a
- * compare-and-set from {@code pending}, so of two deliveries of one plan message only the first writes anything.
+ * advances each workflow (queuing the tasks of the jobs that require nothing), waking the agents after the commit;
+ * {@link #errored} records why it cannot run. Both start with a compare-and-set from {@code pending}, so of two
+ * deliveries of one plan message only the first writes anything.
  * Thread-safe.
  */
 final class PlanStore {
