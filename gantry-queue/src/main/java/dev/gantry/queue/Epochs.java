@@ -17,10 +17,11 @@ import org.slf4j.LoggerFactory;
  * partitions are dropped whole after the retention period. Row-by-row deletes never happen, so cleanup costs no dead
  * tuples, and claims only ever scan the two or three newest epochs, even while an old snapshot stops vacuum.
  *
- * <p>Only one process maintains a database at a time (an advisory lock); the others skip their turn. The partition
- * changes lock the hot table (or the archive) exclusively, so they never wait behind a long transaction that holds a
- * lock there ({@link LockHolder}): that would stall every queue operation behind them. They skip the turn, name the
- * session in the log, and give up after a short lock timeout in any case.
+ * <p>Only one process maintains a database at a time (an advisory lock); the others skip their turn. Sealing and
+ * dropping lock the hot table (or the archive) exclusively, so they never wait behind a long transaction that holds a
+ * lock there ({@link LockHolder}): that would stall every queue operation behind them. Opening attaches a table made
+ * apart, which locks the hot table only against other schema changes. They skip the turn, name the session in the
+ * log, and give up after a short lock timeout in any case.
  */
 final class Epochs {
     private static final Logger log = LoggerFactory.getLogger(Epochs.class);
@@ -63,9 +64,10 @@ final class Epochs {
     void maintain() {
         jdbi.useHandle(h -> withLock(h, () -> {
             Instant now = settings.clock().instant();
-            // Opening and sealing need an exclusive lock on the hot table, dropping one on the archive. Asking for
-            // it behind a long transaction that holds a lock there would make every queue operation wait behind
-            // the request until that transaction ends: skip the step and say who is in the way.
+            // Sealing needs an exclusive lock on the hot table, dropping one on the archive. Asking for it behind a
+            // long transaction that holds a lock there would make every queue operation wait behind the request
+            // until that transaction ends: skip the step and say who is in the way. (Opening waits for nobody's
+            // queue statements, but it is skipped with the seal: the newest epoch takes messages meanwhile.)
             if (unblocked(h, "gantry_queue.message", hotHolder, "opening and sealing epochs")) {
                 Open newest = newest(h);
                 if (newest == null || !newest.openedAt().plus(settings.epochLength()).isAfter(now)) {
@@ -114,14 +116,23 @@ final class Epochs {
 
     /** @param bounded give up after a lock timeout (the newest epoch then takes enqueues a little longer) */
     private void open(Handle h, int epoch, Instant now, boolean bounded) {
+        String table = "gantry_queue." + table(epoch);
         try {
             h.useTransaction(tx -> {
                 if (bounded) {
-                    // CREATE TABLE ... PARTITION OF locks the hot table exclusively: as for sealing, below.
+                    // Bounds the rare wait behind another schema change of the hot table.
                     tx.execute(LOCK_WAIT);
                 }
-                tx.execute("CREATE TABLE IF NOT EXISTS gantry_queue." + table(epoch)
-                        + " PARTITION OF gantry_queue.message FOR VALUES IN (" + epoch + ")");
+                if (!attached(tx, epoch)) {
+                    // Made apart, then attached: ATTACH PARTITION locks the hot table only against other schema
+                    // changes, while CREATE TABLE ... PARTITION OF locks it exclusively and so stalled every queue
+                    // statement at each new epoch. The CHECK spares the attach its scan (and the seal its proof).
+                    tx.execute("CREATE TABLE " + table + " (LIKE gantry_queue.message)");
+                    tx.execute("ALTER TABLE " + table + " ADD CONSTRAINT " + table(epoch) + "_epoch CHECK (epoch = "
+                            + epoch + ")");
+                    tx.execute("ALTER TABLE gantry_queue.message ATTACH PARTITION " + table + " FOR VALUES IN ("
+                            + epoch + ")");
+                }
                 tx.createUpdate("INSERT INTO gantry_queue.epoch (epoch, opened_at) VALUES (:epoch, :now) "
                         + "ON CONFLICT (epoch) DO NOTHING").bind("epoch", epoch).bind("now", Queues.ts(now)).execute();
             });
@@ -132,6 +143,15 @@ final class Epochs {
             }
             log.info("the queue's hot table is busy; opening epoch {} next turn", epoch);
         }
+    }
+
+    /** Whether the epoch's partition is attached to the hot table. */
+    private static boolean attached(Handle h, int epoch) {
+        return h.createQuery("""
+                        SELECT EXISTS (SELECT 1 FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+                                       WHERE i.inhparent = 'gantry_queue.message'::regclass AND c.relname = :name)
+                        """)
+                .bind("name", table(epoch)).mapTo(Boolean.class).one();
     }
 
     /** Open epochs, except the newest, whose successor has been open for at least an epoch length. */
