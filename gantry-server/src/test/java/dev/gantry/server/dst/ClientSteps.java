@@ -68,46 +68,37 @@ final class ClientSteps {
     }
 
     void approve(World.Job job) {
-        Fault f = stage.fault(90, Fault.NONE, 10, Fault.CRASH, 0, Fault.NONE);
-        String what = "user: approve job #" + job.number() + " " + job.name();
-        try {
-            stage.arm(f);
-            stage.rig.commands.approve(job.workflowId(), job.id());
-            stage.log(what);
-        } catch (ApiException e) {
-            stage.log(what + " -> " + e.status());
-        } catch (RuntimeException e) {
-            stage.crashedOrThrow(e, what);
-        } finally {
-            stage.rig.faults.disarm();
-        }
+        command("user: approve job #" + job.number() + " " + job.name(), true,
+                () -> stage.rig.commands.approve(job.workflowId(), job.id()));
     }
 
     void cancel(World.Workflow w) {
         cancels++;
-        Fault f = stage.fault(90, Fault.NONE, 10, Fault.CRASH, 0, Fault.NONE);
-        String what = "user: cancel " + stage.label(w.id());
-        try {
-            stage.arm(f);
-            stage.rig.commands.cancel(w.id());
-            stage.log(what);
-        } catch (RuntimeException e) {
-            stage.crashedOrThrow(e, what);
-        } finally {
-            stage.rig.faults.disarm();
-        }
+        command("user: cancel " + stage.label(w.id()), false, () -> stage.rig.commands.cancel(w.id()));
     }
 
     void rerun(World.Workflow w) {
         reruns++;
         boolean fromFailed = stage.random.nextBoolean();
+        command("user: rerun " + stage.label(w.id()) + (fromFailed ? " from failed" : ""), true,
+                () -> stage.rig.commands.rerun(w.id(), fromFailed));
+    }
+
+    /**
+     * A user's command, crashing in one of ten; {@code mayBeRefused}: an API refusal (an approval no longer on hold,
+     * a rerun of a running workflow) is an answer to log, else it fails the seed.
+     */
+    private void command(String what, boolean mayBeRefused, Runnable call) {
         Fault f = stage.fault(90, Fault.NONE, 10, Fault.CRASH, 0, Fault.NONE);
-        String what = "user: rerun " + stage.label(w.id()) + (fromFailed ? " from failed" : "");
         try {
             stage.arm(f);
-            stage.rig.commands.rerun(w.id(), fromFailed);
+            call.run();
             stage.log(what);
         } catch (ApiException e) {
+            if (!mayBeRefused) {
+                stage.crashedOrThrow(e, what);
+                return;
+            }
             stage.log(what + " -> " + e.status());
         } catch (RuntimeException e) {
             stage.crashedOrThrow(e, what);
