@@ -105,7 +105,8 @@ final class AgentRoutes {
     /**
      * {@code POST /tasks/{job_id}/{node_index}/complete}: ends the task; a repeat with the same lease is 200. The body
      * may carry the step reports and the tail of the output that the agent has not sent yet, so that a short task
-     * needs no call of its own for them; they are recorded before the task ends, and only while the lease holds.
+     * needs no call of its own for them; they are recorded in the transaction that ends the task, only if the lease
+     * ends it.
      */
     void complete(Context ctx) {
         TaskKey task = AgentRequests.task(ctx);
@@ -122,15 +123,12 @@ final class AgentRoutes {
         Optional<String> message = AgentRequests.optionalString(body, "message").filter(m -> !m.isBlank());
         List<StepUpdate> steps = StepUpdate.readAll(body, clock.instant().truncatedTo(ChronoUnit.MICROS));
         Optional<OutputTail> tail = OutputTail.read(body);
-        Leases.LastReports last = steps.isEmpty() && tail.isEmpty() && message.isEmpty() ? Leases.LastReports.NONE
-                : h -> {
-                    if (tail.isPresent()) {
-                        append(task, tail.get().offset(), new ByteArrayInputStream(tail.get().bytes()));
-                    }
-                    // Before the task ends, so that whoever follows the output sees it.
-                    message.ifPresent(m -> note(task, "[gantry] the agent ended the task " + status.word() + ": " + m));
-                    steps.forEach(step -> step.record(h, task));
-                };
+        // The output is on file before the task's end commits, so whoever follows it sees all of it.
+        Leases.LastReports last = h -> {
+            tail.ifPresent(t -> append(task, t.offset(), new ByteArrayInputStream(t.bytes())));
+            message.ifPresent(m -> note(task, "[gantry] the agent ended the task " + status.word() + ": " + m));
+            steps.forEach(step -> step.record(h, task));
+        };
         try {
             leases.complete(task, lease, status, last);
         } catch (OutputGapException gap) {

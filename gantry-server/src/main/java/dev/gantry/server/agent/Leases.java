@@ -62,18 +62,15 @@ final class Leases {
         return jdbi.inTransaction(h -> require(h, task, lease));
     }
 
-    /** What a completion records before the task ends, in its transaction, only while its lease holds. */
+    /** What a completion records in the transaction that ends the task, only if its lease ended it. */
     interface LastReports {
-        LastReports NONE = h -> {
-        };
-
         void record(Handle h);
     }
 
     /**
-     * Ends the task with {@code status}, first recording {@code last} (the reports the completion carries); when it
-     * was the job's last task, settles the job and advances the workflow, all in one transaction (waking the claims
-     * after the commit if that queued tasks). A repeat with the same lease after the task was completed changes nothing
+     * Ends the task with {@code status} and records {@code last} (the reports the completion carries); when it was
+     * the job's last task, settles the job and advances the workflow, all in one transaction (waking the claims after
+     * the commit if that queued tasks). A repeat with the same lease after the task was completed changes nothing
      * and records nothing; after it was given up as lost, it is 409.
      *
      * @throws ApiException 409 when {@code lease} is not the task's lease, 404 when there is no such task
@@ -86,12 +83,11 @@ final class Leases {
             // in this transaction.
             UUID workflowId = tasks.lockWorkflowOfJob(task.jobId()).orElseThrow(() -> unknown(task));
             tasks.lockJob(task.jobId());
-            if (last != LastReports.NONE && tasks.leased(task.jobId(), task.nodeIndex(), lease).isPresent()) {
-                last.record(h);
-            }
             int finished = tasks.finish(task.jobId(), task.nodeIndex(), lease, status.word(),
                     now.atOffset(ZoneOffset.UTC));
             if (finished == 1) {
+                // After the compare-and-set, which proves the lease: all of it commits together in any case.
+                last.record(h);
                 return JobSettlement.afterTaskEnded(h, task.jobId(), now) != null
                         && WorkflowAdvancer.advance(h, workflowId, now.atOffset(ZoneOffset.UTC));
             }
