@@ -4,6 +4,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.regex.Pattern;
 
 /**
  * A build machine and what it runs. Its free capacity is its type's minus what its running jobs hold.
@@ -15,6 +16,8 @@ public record Instance(String id, InstanceType type, String pool, InstanceState 
                        Optional<Instant> readyAt) {
     /** The pool of every job and instance that is not pinned elsewhere. */
     public static final String DEFAULT_POOL = "default";
+    /** What a pool may be called (an agent's {@code --pool}, a pause's path): 1 to 63 of a-z, 0-9, '.', '_', '-'. */
+    public static final Pattern POOL_NAME = Pattern.compile("[a-z0-9][a-z0-9_.-]{0,62}");
 
     public Instance {
         Objects.requireNonNull(id, "id");

@@ -22,7 +22,6 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
-import java.util.regex.Pattern;
 
 /**
  * Registration, claims, heartbeats, output and completion of the agent protocol (docs/agent-protocol.md). A claim's
@@ -30,8 +29,6 @@ import java.util.regex.Pattern;
  */
 final class AgentRoutes {
     private static final int MAX_NAME = 200;
-    /** The same rule as the agent's {@code --pool}. */
-    private static final Pattern POOL = Pattern.compile("[a-z0-9][a-z0-9_.-]{0,62}");
 
     private final Claims claims;
     private final Leases leases;
@@ -62,7 +59,7 @@ final class AgentRoutes {
         Integer diskGb = body.hasNonNull("disk_gb")
                 ? (int) AgentRequests.integer(body, "disk_gb", 1, Integer.MAX_VALUE) : null;
         String pool = body.hasNonNull("pool") ? AgentRequests.string(body, "pool") : Instance.DEFAULT_POOL;
-        if (!POOL.matcher(pool).matches()) {
+        if (!Instance.POOL_NAME.matcher(pool).matches()) {
             throw ApiException.invalid("pool", "\"pool\" must be 1 to 63 lower-case letters, digits, '.', '_' or '-'");
         }
         UUID id = claims.register(name, cpu, memoryMb, diskGb, pool);

@@ -2,6 +2,7 @@ package dev.gantry.server.fleet;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.gantry.scheduler.Instance;
 import dev.gantry.server.http.ApiException;
 import dev.gantry.server.http.Json;
 import dev.gantry.server.http.JsonBody;
@@ -11,7 +12,6 @@ import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.regex.Pattern;
 import org.jdbi.v3.core.Jdbi;
 
 /**
@@ -21,8 +21,6 @@ import org.jdbi.v3.core.Jdbi;
  * paused changes nothing. Thread-safe.
  */
 public final class PoolPauses {
-    /** The same rule as an agent's pool. */
-    private static final Pattern POOL = Pattern.compile("[a-z0-9][a-z0-9_.-]{0,62}");
     private static final int MAX_REASON = 500;
 
     private final Jdbi jdbi;
@@ -71,7 +69,7 @@ public final class PoolPauses {
 
     private static String pool(Context ctx) {
         String pool = ctx.pathParam("pool");
-        if (!POOL.matcher(pool).matches()) {
+        if (!Instance.POOL_NAME.matcher(pool).matches()) {
             throw ApiException.invalid("pool", "a pool is 1 to 63 lower-case letters, digits, '.', '_' or '-'");
         }
         return pool;
