@@ -1,9 +1,12 @@
 package dev.gantry.queue;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
@@ -15,7 +18,8 @@ import org.slf4j.LoggerFactory;
  * for an epoch length, it is sealed: its unfinished messages are moved to the newest epoch, and its partition, with
  * all the dead row versions its updates left behind, is detached from the hot table into the archive. Archived
  * partitions are dropped whole after the retention period. Row-by-row deletes never happen, so cleanup costs no dead
- * tuples, and claims only ever scan the two or three newest epochs, even while an old snapshot stops vacuum.
+ * tuples, and claims only ever scan the two or three newest epochs, even while an old snapshot stops vacuum. Live
+ * epochs are vacuumed as they gather dead row versions, so that claims need not read past them ({@link #vacuumLive}).
  *
  * <p>Only one process maintains a database at a time (an advisory lock); the others skip their turn. Sealing and
  * dropping lock the hot table (or the archive) exclusively, so they never wait behind a long transaction that holds a
@@ -41,8 +45,16 @@ final class Epochs {
     /** Epoch lengths after which an epoch is sealed whatever it still holds. */
     static final int MAX_AGE_EPOCHS = 10;
 
+    /** Longest a new epoch waits for the transactions begun before its partition was attached. */
+    private static final Duration SWITCH_WAIT = Duration.ofSeconds(1);
+    private static final Duration LOCKERS_POLL = Duration.ofMillis(2);
+    /** Dead row versions a live epoch gathers before it is vacuumed again. */
+    static final long VACUUM_AFTER_DEAD = 1_000;
+
     private final Jdbi jdbi;
     private final QueueSettings settings;
+    /** Per live epoch, the dead row versions its last vacuum left (those an open snapshot could still see). */
+    private final Map<Integer, Long> deadAfterVacuum = new ConcurrentHashMap<>();
     /** The long transactions last found in maintenance's way, to log each once. */
     private final AtomicReference<LockHolder> hotHolder = new AtomicReference<>();
     private final AtomicReference<LockHolder> archiveHolder = new AtomicReference<>();
@@ -79,6 +91,7 @@ final class Epochs {
                     }
                 }
             }
+            vacuumLive(h);
             if (unblocked(h, "gantry_queue.message_archive", archiveHolder, "dropping archived epochs")) {
                 for (int epoch : expired(h, now)) {
                     drop(h, epoch);
@@ -133,16 +146,49 @@ final class Epochs {
                     tx.execute("ALTER TABLE gantry_queue.message ATTACH PARTITION " + table + " FOR VALUES IN ("
                             + epoch + ")");
                 }
-                tx.createUpdate("INSERT INTO gantry_queue.epoch (epoch, opened_at) VALUES (:epoch, :now) "
-                        + "ON CONFLICT (epoch) DO NOTHING").bind("epoch", epoch).bind("now", Queues.ts(now)).execute();
             });
-            log.debug("opened queue epoch {}", epoch);
         } catch (RuntimeException e) {
             if (!"55P03".equals(SqlFailures.sqlState(e))) { // lock_not_available: busy, try next turn
                 throw e;
             }
             log.info("the queue's hot table is busy; opening epoch {} next turn", epoch);
+            return;
         }
+        // The attach did not wait for the transactions already using the hot table, and they route rows with the
+        // partitions they saw when they locked it: one whose statement then saw the new epoch as current would find
+        // no partition for its row. So the epoch becomes current only once they have ended (or next turn).
+        if (!lockersEnded(h, SWITCH_WAIT)) {
+            log.info("transactions begun before epoch {} was attached are still open; it becomes current next turn",
+                    epoch);
+            return;
+        }
+        h.createUpdate("INSERT INTO gantry_queue.epoch (epoch, opened_at) VALUES (:epoch, :now) "
+                + "ON CONFLICT (epoch) DO NOTHING").bind("epoch", epoch).bind("now", Queues.ts(now)).execute();
+        log.debug("opened queue epoch {}", epoch);
+    }
+
+    /** Waits up to {@code within} for the transactions that hold a lock on the hot table now to end. */
+    private static boolean lockersEnded(Handle h, Duration within) {
+        List<String> lockers = h.createQuery("""
+                        SELECT DISTINCT virtualtransaction FROM pg_locks
+                        WHERE locktype = 'relation' AND relation = CAST('gantry_queue.message' AS regclass)
+                          AND pid <> pg_backend_pid()
+                        """).mapTo(String.class).list();
+        long deadline = System.nanoTime() + within.toNanos();
+        while (!lockers.isEmpty()) {
+            if (System.nanoTime() - deadline > 0) {
+                return false;
+            }
+            try {
+                Thread.sleep(LOCKERS_POLL);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+            lockers = h.createQuery("SELECT DISTINCT virtualtransaction FROM pg_locks WHERE virtualtransaction = ANY(:ids)")
+                    .bindArray("ids", String.class, lockers.toArray()).mapTo(String.class).list();
+        }
+        return true;
     }
 
     /** Whether the epoch's partition is attached to the hot table. */
@@ -187,6 +233,38 @@ final class Epochs {
                         """)
                 .bind("epoch", c.epoch()).bind("over", MAX_MOVED + 1).mapTo(Long.class).one();
         return unfinished <= MAX_MOVED;
+    }
+
+    /**
+     * Vacuums each live epoch that has gathered {@value #VACUUM_AFTER_DEAD} dead row versions since its last vacuum.
+     * Every claim and completion leaves one behind, and the ready index keeps an entry for each claimed message at
+     * its front, oldest first, where every claim starts reading: after a burst of a hundred thousand messages, each
+     * claim would walk past all of them until their epoch is sealed, and the queue would fall behind just when it
+     * has work again. Vacuum removes those entries (all but those an open snapshot may still see; the epochs bound
+     * the rest). It takes a lock that no queue statement waits for, skips an epoch whose lock another vacuum holds,
+     * and does not truncate the table, which would lock it exclusively.
+     */
+    private void vacuumLive(Handle h) {
+        List<Dead> live = h.createQuery("""
+                        SELECT e.epoch, coalesce(s.n_dead_tup, 0) FROM gantry_queue.epoch e
+                        LEFT JOIN pg_stat_user_tables s
+                               ON s.schemaname = 'gantry_queue' AND s.relname = 'message_' || e.epoch
+                        WHERE e.sealed_at IS NULL
+                        """)
+                .map((rs, ctx) -> new Dead(rs.getInt(1), rs.getLong(2))).list();
+        deadAfterVacuum.keySet().retainAll(live.stream().map(Dead::epoch).toList());
+        for (Dead d : live) {
+            if (d.tuples() - deadAfterVacuum.getOrDefault(d.epoch(), 0L) >= VACUUM_AFTER_DEAD) {
+                h.execute("VACUUM (PARALLEL 0, INDEX_CLEANUP ON, PROCESS_TOAST FALSE, TRUNCATE FALSE, SKIP_LOCKED) "
+                        + "gantry_queue." + table(d.epoch()));
+                deadAfterVacuum.put(d.epoch(), h.createQuery("SELECT n_dead_tup FROM pg_stat_user_tables "
+                                + "WHERE schemaname = 'gantry_queue' AND relname = :name")
+                        .bind("name", table(d.epoch())).mapTo(Long.class).findOne().orElse(0L));
+            }
+        }
+    }
+
+    private record Dead(int epoch, long tuples) {
     }
 
     private List<Integer> expired(Handle h, Instant now) {

@@ -102,6 +102,66 @@ class EpochMaintenanceIT {
     }
 
     @Test
+    void a_burst_is_vacuumed_from_its_live_epoch_once_and_not_again_until_more_rows_die() throws Exception {
+        org.jdbi.v3.core.Jdbi jdbi = org.jdbi.v3.core.Jdbi.create(pg.dataSource());
+        String partition = "message_" + queues.liveEpochs().get(queues.liveEpochs().size() - 1);
+        // Autovacuum must not take the partition first: maintenance would skip it, and the counts would be its.
+        jdbi.useHandle(h -> h.execute("ALTER TABLE gantry_queue." + partition + " SET (autovacuum_enabled = false)"));
+        long vacuumsBefore = vacuumStats(jdbi, partition)[1];
+        jdbi.useTransaction(h -> queues.enqueueAll(h, java.util.Collections.nCopies(2_000, NewMessage.to("burst"))));
+        List<Message> got;
+        while (!(got = queues.claim("burst", "w", 500)).isEmpty()) {
+            queues.completeAll(got);
+        }
+        // Backends report their counts to the statistics a moment after their transactions.
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        while (vacuumStats(jdbi, partition)[0] < 2 * 2_000 && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+        }
+        assertThat(vacuumStats(jdbi, partition)[0]).as("dead row versions before").isGreaterThanOrEqualTo(4_000);
+
+        queues.maintain(); // the same instant: nothing to open or seal, only the vacuum
+        long[] after = vacuumStats(jdbi, partition);
+        assertThat(after[0]).as("dead row versions left").isLessThan(Epochs.VACUUM_AFTER_DEAD);
+        assertThat(after[1]).as("vacuums").isEqualTo(vacuumsBefore + 1);
+
+        queues.maintain();
+        assertThat(vacuumStats(jdbi, partition)[1]).as("no second vacuum without new dead rows")
+                .isEqualTo(vacuumsBefore + 1);
+    }
+
+    /** The partition's dead row versions and how many times it was vacuumed by hand. */
+    private static long[] vacuumStats(org.jdbi.v3.core.Jdbi jdbi, String partition) {
+        return jdbi.withHandle(h -> h.createQuery("""
+                        SELECT n_dead_tup, vacuum_count FROM pg_stat_user_tables
+                        WHERE schemaname = 'gantry_queue' AND relname = :name
+                        """).bind("name", partition)
+                .map((rs, ctx) -> new long[] {rs.getLong(1), rs.getLong(2)}).one());
+    }
+
+    @Test
+    void a_transaction_open_while_an_epoch_opens_goes_on_enqueuing() {
+        org.jdbi.v3.core.Jdbi jdbi = org.jdbi.v3.core.Jdbi.create(pg.dataSource());
+        int before = queues.liveEpochs().get(queues.liveEpochs().size() - 1);
+        try (org.jdbi.v3.core.Handle caller = jdbi.open()) {
+            caller.begin();
+            queues.enqueue(caller, NewMessage.to("across")); // the caller's transaction now holds the hot table
+            // The next epoch is attached meanwhile. The caller saw the partitions as they were when it took its
+            // lock, so the epoch must not become current before the caller ends: its next enqueue would find no
+            // partition for its row.
+            tick(Duration.ofSeconds(61));
+            assertThat(queues.liveEpochs().get(queues.liveEpochs().size() - 1)).as("current while the caller runs")
+                    .isEqualTo(before);
+            queues.enqueue(caller, NewMessage.to("across"));
+            caller.commit();
+        }
+        tick(Duration.ZERO);
+        assertThat(queues.liveEpochs().get(queues.liveEpochs().size() - 1)).as("current once the caller ended")
+                .isEqualTo(before + 1);
+        assertThat(queues.claim("across", "w", 10)).hasSize(2);
+    }
+
+    @Test
     void a_large_backlog_stays_in_its_epoch_until_it_shrinks_or_the_epoch_is_old() {
         org.jdbi.v3.core.Jdbi.create(pg.dataSource()).useTransaction(h -> {
             java.util.List<NewMessage> backlog = new java.util.ArrayList<>();
