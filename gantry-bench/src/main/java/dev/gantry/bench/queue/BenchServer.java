@@ -55,7 +55,7 @@ final class BenchServer implements AutoCloseable {
         String fsync = show("fsync");
         String line = "PostgreSQL " + version + ": synchronous_commit=" + syncCommit + ", fsync=" + fsync
                 + ", full_page_writes=" + show("full_page_writes") + ", wal_level=" + show("wal_level")
-                + ", shared_buffers=" + show("shared_buffers");
+                + ", shared_buffers=" + show("shared_buffers") + ", data_checksums=" + show("data_checksums");
         if (!"on".equals(syncCommit) || !"on".equals(fsync)) {
             throw new IllegalStateException("the benchmark needs synchronous_commit and fsync on; " + line);
         }

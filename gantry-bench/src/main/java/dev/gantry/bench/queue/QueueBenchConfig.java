@@ -19,10 +19,15 @@ import java.util.Locale;
  * @param dbSchedulerPoll  db-scheduler's polling interval: how long it waits before looking again at an empty
  *                         queue (gantry-queue's worker is woken by NOTIFY and polls at its default as a fallback)
  * @param poolSize         connections in each system's pool
+ * @param warmUpMessages   the burn-down of each system's warm-up, which runs (unmeasured, on a database of its own)
+ *                         before its measured workloads, so that they do not time the JIT compiling its code
+ * @param warmUpSteadyFor  the steady load of each system's warm-up, at {@code steadyFraction} of its own warm-up
+ *                         burn-down rate
  */
 record QueueBenchConfig(int workers, int burnDownMessages, Duration burnDownTimeout, Duration steadyFor,
                         Duration drainTimeout, double steadyFraction, int producers, Duration producerTick,
-                        int enqueueBatch, Duration dbSchedulerPoll, int poolSize) {
+                        int enqueueBatch, Duration dbSchedulerPoll, int poolSize, int warmUpMessages,
+                        Duration warmUpSteadyFor) {
 
     static final int WORKERS = 8;
     static final double STEADY_FRACTION = 0.7;
@@ -30,7 +35,8 @@ record QueueBenchConfig(int workers, int burnDownMessages, Duration burnDownTime
     static final int POOL_SIZE = 20;
 
     QueueBenchConfig {
-        if (workers < 1 || burnDownMessages < 1 || producers < 1 || enqueueBatch < 1 || poolSize < workers + producers + 4) {
+        if (workers < 1 || burnDownMessages < 1 || warmUpMessages < 1 || producers < 1 || enqueueBatch < 1
+                || poolSize < workers + producers + 4) {
             throw new IllegalArgumentException("counts must be positive, and the pool must hold workers + producers + 4");
         }
         if (!(steadyFraction > 0 && steadyFraction <= 1)) {
@@ -38,16 +44,28 @@ record QueueBenchConfig(int workers, int burnDownMessages, Duration burnDownTime
         }
     }
 
-    /** The full run: 100,000 messages to burn down, 30 s of steady load. */
+    /** The full run: 100,000 messages to burn down, 30 s of steady load; a warm-up of 20,000 and 20 s. */
     static QueueBenchConfig full() {
         return new QueueBenchConfig(WORKERS, 100_000, Duration.ofMinutes(8), Duration.ofSeconds(30),
-                Duration.ofSeconds(60), STEADY_FRACTION, 2, Duration.ofMillis(5), 1_000, DB_SCHEDULER_POLL, POOL_SIZE);
+                Duration.ofSeconds(60), STEADY_FRACTION, 2, Duration.ofMillis(5), 1_000, DB_SCHEDULER_POLL, POOL_SIZE,
+                20_000, Duration.ofSeconds(20));
     }
 
-    /** The quick run (under three minutes in all): 20,000 messages to burn down, 10 s of steady load. */
+    /**
+     * The quick run (under three minutes in all): 20,000 messages to burn down, 10 s of steady load; a warm-up of
+     * 5,000 and 5 s.
+     */
     static QueueBenchConfig quick() {
         return new QueueBenchConfig(WORKERS, 20_000, Duration.ofSeconds(35), Duration.ofSeconds(10),
-                Duration.ofSeconds(10), STEADY_FRACTION, 2, Duration.ofMillis(5), 1_000, DB_SCHEDULER_POLL, POOL_SIZE);
+                Duration.ofSeconds(10), STEADY_FRACTION, 2, Duration.ofMillis(5), 1_000, DB_SCHEDULER_POLL, POOL_SIZE,
+                5_000, Duration.ofSeconds(5));
+    }
+
+    /** The warm-up's sizes: this run's, with the warm-up's burn-down and steady load in place of the measured ones. */
+    QueueBenchConfig warmUp() {
+        return new QueueBenchConfig(workers, warmUpMessages, burnDownTimeout, warmUpSteadyFor, drainTimeout,
+                steadyFraction, producers, producerTick, enqueueBatch, dbSchedulerPoll, poolSize, warmUpMessages,
+                warmUpSteadyFor);
     }
 
     static QueueBenchConfig of(boolean quick) {
@@ -58,8 +76,10 @@ record QueueBenchConfig(int workers, int burnDownMessages, Duration burnDownTime
     String describe() {
         return String.format(Locale.ROOT, "W=%d workers; burn-down %,d messages (timeout %ds); steady %ds at %.0f%% "
                         + "of gantry-queue's burn-down rate from %d producers (a transaction every %d ms each), "
-                        + "drain timeout %ds; %d connections per system",
+                        + "drain timeout %ds; %d connections per system; each system warmed up first with %,d "
+                        + "messages burnt down and %ds of steady load, unmeasured",
                 workers, burnDownMessages, burnDownTimeout.toSeconds(), steadyFor.toSeconds(), steadyFraction * 100,
-                producers, producerTick.toMillis(), drainTimeout.toSeconds(), poolSize);
+                producers, producerTick.toMillis(), drainTimeout.toSeconds(), poolSize, warmUpMessages,
+                warmUpSteadyFor.toSeconds());
     }
 }

@@ -48,6 +48,14 @@ public final class QueueSuite implements Suite {
                 String database = "bench_" + system.name().replace('-', '_');
                 out.println();
                 out.println("== " + system.describe(config));
+                try {
+                    warmUp(supplier.get(), server, config.warmUp(), probe, out);
+                } catch (Exception e) {
+                    failed = true;
+                    err.println(system.name() + "'s warm-up failed:");
+                    e.printStackTrace(err);
+                    continue;
+                }
                 try (HikariDataSource dataSource = server.createDatabase(database, config.poolSize()); system) {
                     system.setup(dataSource, config);
                     Figures burn = BurnDown.run(system, dataSource, server, config, probe, out);
@@ -84,6 +92,30 @@ public final class QueueSuite implements Suite {
             out.println(Report.resultLine(burnDown, steady));
         }
         return failed ? 1 : 0;
+    }
+
+    /**
+     * Runs both workloads once on a system of its own, on a database of its own that is dropped afterwards, so that
+     * the measured run starts with its code compiled (the first system would otherwise pay for the JIT in its
+     * figures, and the later ones less, as they share the JDBC driver and the pool). The steady load runs at
+     * {@code steadyFraction} of the system's own warm-up burn-down rate, which every system can keep up with.
+     */
+    private static void warmUp(QueueSystem system, BenchServer server, QueueBenchConfig config, StartProbe probe,
+                               PrintStream out) throws Exception {
+        String database = "warmup_" + system.name().replace('-', '_');
+        out.println("  warm-up (not measured):");
+        try (HikariDataSource dataSource = server.createDatabase(database, config.poolSize()); system) {
+            system.setup(dataSource, config);
+            Figures burn = BurnDown.run(system, dataSource, server, config, probe, out);
+            if (burn.timedOut()) {
+                drainLeftovers(system, config, out);
+            }
+            Steady.run(system, dataSource, server, config, probe,
+                    Math.floor(burn.perSecond() * config.steadyFraction()), out);
+        } finally {
+            server.dropDatabase(database);
+        }
+        out.println("  measured:");
     }
 
     /**
