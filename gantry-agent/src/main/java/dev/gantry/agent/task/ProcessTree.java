@@ -23,6 +23,7 @@ final class ProcessTree {
     /** Set in every process a task starts, to a value unique to the task. */
     static final String MARKER_VARIABLE = "GANTRY_AGENT_TASK";
     private static final Duration POLL = Duration.ofMillis(50);
+    private static final Duration KILL_WAIT = Duration.ofSeconds(2);
     private static final Path PROC = Path.of("/proc");
     /** The start time's place among the fields after the command name (the state is the first; 22nd of the line). */
     private static final int START_TIME = 19;
@@ -104,7 +105,14 @@ final class ProcessTree {
             }
             Thread.sleep(POLL);
         }
-        all.values().stream().filter(ProcessTree::running).forEach(ProcessHandle::destroyForcibly);
+        List<ProcessHandle> stubborn = all.values().stream().filter(ProcessTree::running).toList();
+        stubborn.forEach(ProcessHandle::destroyForcibly);
+        // KILL cannot be caught, but a process dies of it only when it next runs, which on a loaded machine can take
+        // a while: wait for that (briefly), so that the task's processes are gone when the caller goes on.
+        long killed = System.nanoTime() + KILL_WAIT.toNanos();
+        while (System.nanoTime() < killed && stubborn.stream().anyMatch(ProcessTree::running)) {
+            Thread.sleep(POLL);
+        }
     }
 
     /**
