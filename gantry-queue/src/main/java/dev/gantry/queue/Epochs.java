@@ -63,6 +63,8 @@ final class Epochs {
     private final QueueSettings settings;
     /** Per live epoch, the dead row versions its last vacuum left (those an open snapshot could still see). */
     private final Map<Integer, Long> deadAfterVacuum = new ConcurrentHashMap<>();
+    /** Per live epoch, the oldest transaction another session held open when it was last vacuumed. */
+    private final Map<Integer, String> oldestAtVacuum = new ConcurrentHashMap<>();
     /** The long transactions last found in maintenance's way, to log each once. */
     private final AtomicReference<LockHolder> hotHolder = new AtomicReference<>();
     private final AtomicReference<LockHolder> archiveHolder = new AtomicReference<>();
@@ -252,6 +254,10 @@ final class Epochs {
      * has work again. Vacuum removes those entries (all but those an open snapshot may still see; the epochs bound
      * the rest). It takes a lock that no queue statement waits for, skips an epoch whose lock another vacuum holds,
      * and does not truncate the table, which would lock it exclusively.
+     *
+     * <p>While the session whose snapshot kept the last vacuum's dead rows is still the oldest, the rows that died
+     * since are younger still, and another vacuum would read the whole epoch to remove none of them: it waits until
+     * that session ends (the epochs bound what it keeps meanwhile).
      */
     private void vacuumLive(Handle h) {
         List<Dead> live = h.createQuery("""
@@ -261,16 +267,50 @@ final class Epochs {
                         WHERE e.sealed_at IS NULL
                         """)
                 .map((rs, ctx) -> new Dead(rs.getInt(1), rs.getLong(2))).list();
-        deadAfterVacuum.keySet().retainAll(live.stream().map(Dead::epoch).toList());
-        for (Dead d : live) {
-            if (d.tuples() - deadAfterVacuum.getOrDefault(d.epoch(), 0L) >= VACUUM_AFTER_DEAD) {
-                h.execute("VACUUM (PARALLEL 0, INDEX_CLEANUP ON, PROCESS_TOAST FALSE, TRUNCATE FALSE, SKIP_LOCKED) "
-                        + "gantry_queue." + table(d.epoch()));
-                deadAfterVacuum.put(d.epoch(), h.createQuery("SELECT n_dead_tup FROM pg_stat_user_tables "
-                                + "WHERE schemaname = 'gantry_queue' AND relname = :name")
-                        .bind("name", table(d.epoch())).mapTo(Long.class).findOne().orElse(0L));
-            }
+        List<Integer> epochs = live.stream().map(Dead::epoch).toList();
+        deadAfterVacuum.keySet().retainAll(epochs);
+        oldestAtVacuum.keySet().retainAll(epochs);
+        List<Dead> due = live.stream()
+                .filter(d -> d.tuples() - deadAfterVacuum.getOrDefault(d.epoch(), 0L) >= VACUUM_AFTER_DEAD).toList();
+        if (due.isEmpty()) {
+            return;
         }
+        Optional<String> oldest = oldestTransaction(h);
+        for (Dead d : due) {
+            if (oldest.isPresent() && oldest.get().equals(oldestAtVacuum.get(d.epoch()))) {
+                continue; // the same session still holds back what died since the last vacuum
+            }
+            h.execute("VACUUM (PARALLEL 0, INDEX_CLEANUP ON, PROCESS_TOAST FALSE, TRUNCATE FALSE, SKIP_LOCKED) "
+                    + "gantry_queue." + table(d.epoch()));
+            deadAfterVacuum.put(d.epoch(), h.createQuery("SELECT n_dead_tup FROM pg_stat_user_tables "
+                            + "WHERE schemaname = 'gantry_queue' AND relname = :name")
+                    .bind("name", table(d.epoch())).mapTo(Long.class).findOne().orElse(0L));
+            oldest.ifPresentOrElse(xid -> oldestAtVacuum.put(d.epoch(), xid), () -> oldestAtVacuum.remove(d.epoch()));
+        }
+    }
+
+    /**
+     * The oldest transaction id that another session of this database holds back vacuum with (its snapshot's xmin,
+     * or its own id), or that a prepared transaction or a replication slot holds; empty when none does.
+     */
+    private static Optional<String> oldestTransaction(Handle h) {
+        return h.createQuery("""
+                        SELECT CAST(x AS text) FROM (
+                            SELECT backend_xmin AS x FROM pg_stat_activity
+                            WHERE datname = current_database() AND pid <> pg_backend_pid()
+                            UNION ALL
+                            SELECT backend_xid FROM pg_stat_activity
+                            WHERE datname = current_database() AND pid <> pg_backend_pid()
+                            UNION ALL
+                            SELECT transaction FROM pg_prepared_xacts WHERE database = current_database()
+                            UNION ALL
+                            SELECT xmin FROM pg_replication_slots
+                        ) held
+                        WHERE x IS NOT NULL
+                        ORDER BY age(x) DESC
+                        LIMIT 1
+                        """)
+                .mapTo(String.class).findOne();
     }
 
     private record Dead(int epoch, long tuples) {

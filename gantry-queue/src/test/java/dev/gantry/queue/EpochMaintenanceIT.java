@@ -109,21 +109,9 @@ class EpochMaintenanceIT {
     @Test
     void a_burst_is_vacuumed_from_its_live_epoch_once_and_not_again_until_more_rows_die() throws Exception {
         org.jdbi.v3.core.Jdbi jdbi = org.jdbi.v3.core.Jdbi.create(pg.dataSource());
-        String partition = "message_" + queues.liveEpochs().get(queues.liveEpochs().size() - 1);
-        // Autovacuum must not take the partition first: maintenance would skip it, and the counts would be its.
-        jdbi.useHandle(h -> h.execute("ALTER TABLE gantry_queue." + partition + " SET (autovacuum_enabled = false)"));
+        String partition = currentPartitionWithoutAutovacuum(jdbi);
         long vacuumsBefore = vacuumStats(jdbi, partition)[1];
-        jdbi.useTransaction(h -> queues.enqueueAll(h, java.util.Collections.nCopies(2_000, NewMessage.to("burst"))));
-        List<Message> got;
-        while (!(got = queues.claim("burst", "w", 500)).isEmpty()) {
-            queues.completeAll(got);
-        }
-        // Backends report their counts to the statistics a moment after their transactions.
-        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-        while (vacuumStats(jdbi, partition)[0] < 2 * 2_000 && System.nanoTime() < deadline) {
-            Thread.sleep(100);
-        }
-        assertThat(vacuumStats(jdbi, partition)[0]).as("dead row versions before").isGreaterThanOrEqualTo(4_000);
+        burst(jdbi, partition, "burst", 2_000);
 
         queues.maintain(); // the same instant: nothing to open or seal, only the vacuum
         long[] after = vacuumStats(jdbi, partition);
@@ -133,6 +121,58 @@ class EpochMaintenanceIT {
         queues.maintain();
         assertThat(vacuumStats(jdbi, partition)[1]).as("no second vacuum without new dead rows")
                 .isEqualTo(vacuumsBefore + 1);
+    }
+
+    @Test
+    void a_live_epoch_waits_for_the_snapshot_that_kept_its_dead_rows_before_it_is_vacuumed_again() throws Exception {
+        org.jdbi.v3.core.Jdbi jdbi = org.jdbi.v3.core.Jdbi.create(pg.dataSource());
+        String partition = currentPartitionWithoutAutovacuum(jdbi);
+        long vacuumsBefore = vacuumStats(jdbi, partition)[1];
+        try (Connection old = pg.dataSource().getConnection(); Statement s = old.createStatement()) {
+            old.setAutoCommit(false);
+            s.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ");
+            s.executeQuery("SELECT txid_current()").close(); // holds back vacuum's horizon from here on
+            burst(jdbi, partition, "held", 1_000);
+            queues.maintain();
+            long[] first = vacuumStats(jdbi, partition);
+            assertThat(first[1]).as("vacuums").isEqualTo(vacuumsBefore + 1);
+            assertThat(first[0]).as("dead row versions the snapshot kept").isGreaterThanOrEqualTo(2_000);
+
+            burst(jdbi, partition, "held", 1_000);
+            queues.maintain();
+            assertThat(vacuumStats(jdbi, partition)[1]).as("no vacuum while the same snapshot keeps the rows")
+                    .isEqualTo(vacuumsBefore + 1);
+            old.rollback();
+        }
+        queues.maintain();
+        long[] after = vacuumStats(jdbi, partition);
+        assertThat(after[1]).as("vacuumed once the snapshot ended").isEqualTo(vacuumsBefore + 2);
+        assertThat(after[0]).as("dead row versions left").isLessThan(Epochs.VACUUM_AFTER_DEAD);
+    }
+
+    /** The current epoch's partition, with autovacuum off: it would skip maintenance's vacuum, and count its own. */
+    private String currentPartitionWithoutAutovacuum(org.jdbi.v3.core.Jdbi jdbi) {
+        String partition = "message_" + queues.liveEpochs().get(queues.liveEpochs().size() - 1);
+        jdbi.useHandle(h -> h.execute("ALTER TABLE gantry_queue." + partition + " SET (autovacuum_enabled = false)"));
+        return partition;
+    }
+
+    /**
+     * Enqueues, claims and completes {@code messages} messages, and waits until the statistics show the two dead row
+     * versions each left in {@code partition} (backends report their counts a moment after their transactions).
+     */
+    private void burst(org.jdbi.v3.core.Jdbi jdbi, String partition, String queue, int messages) throws Exception {
+        long expected = vacuumStats(jdbi, partition)[0] + 2L * messages;
+        jdbi.useTransaction(h -> queues.enqueueAll(h, java.util.Collections.nCopies(messages, NewMessage.to(queue))));
+        List<Message> got;
+        while (!(got = queues.claim(queue, "w", 500)).isEmpty()) {
+            queues.completeAll(got);
+        }
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        while (vacuumStats(jdbi, partition)[0] < expected && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+        }
+        assertThat(vacuumStats(jdbi, partition)[0]).as("dead row versions after the burst").isGreaterThanOrEqualTo(expected);
     }
 
     /** The partition's dead row versions and how many times it was vacuumed by hand. */
