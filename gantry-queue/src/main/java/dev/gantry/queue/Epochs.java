@@ -291,16 +291,21 @@ final class Epochs {
 
     /**
      * The oldest transaction id that another session of this database holds back vacuum with (its snapshot's xmin,
-     * or its own id), or that a prepared transaction or a replication slot holds; empty when none does.
+     * or its own id), or that a prepared transaction or a replication slot holds; empty when none does. Sessions
+     * running a VACUUM are left out: vacuum ignores them, so a long one elsewhere must not hold this one back.
      */
     private static Optional<String> oldestTransaction(Handle h) {
         return h.createQuery("""
+                        WITH other AS (
+                            SELECT backend_xmin, backend_xid FROM pg_stat_activity
+                            WHERE datname = current_database() AND pid <> pg_backend_pid()
+                              AND NOT coalesce(query LIKE 'autovacuum: VACUUM%'
+                                               OR (state = 'active' AND query ILIKE 'vacuum%'), false)
+                        )
                         SELECT CAST(x AS text) FROM (
-                            SELECT backend_xmin AS x FROM pg_stat_activity
-                            WHERE datname = current_database() AND pid <> pg_backend_pid()
+                            SELECT backend_xmin AS x FROM other
                             UNION ALL
-                            SELECT backend_xid FROM pg_stat_activity
-                            WHERE datname = current_database() AND pid <> pg_backend_pid()
+                            SELECT backend_xid FROM other
                             UNION ALL
                             SELECT transaction FROM pg_prepared_xacts WHERE database = current_database()
                             UNION ALL

@@ -150,6 +150,53 @@ class EpochMaintenanceIT {
         assertThat(after[0]).as("dead row versions left").isLessThan(Epochs.VACUUM_AFTER_DEAD);
     }
 
+    @Test
+    void a_long_vacuum_elsewhere_does_not_hold_back_the_live_epochs_vacuum() throws Exception {
+        org.jdbi.v3.core.Jdbi jdbi = org.jdbi.v3.core.Jdbi.create(pg.dataSource());
+        String partition = currentPartitionWithoutAutovacuum(jdbi);
+        jdbi.useHandle(h -> {
+            h.execute("CREATE TABLE IF NOT EXISTS slow_to_vacuum (n int) WITH (autovacuum_enabled = false)");
+            h.execute("INSERT INTO slow_to_vacuum SELECT generate_series(1, 50000)");
+        });
+        long vacuumsBefore = vacuumStats(jdbi, partition)[1];
+        try (Connection other = pg.dataSource().getConnection(); Statement s = other.createStatement()) {
+            // A vacuum that sleeps after every page: it runs, with a snapshot, for the whole test.
+            s.execute("SET vacuum_cost_limit = 1");
+            s.execute("SET vacuum_cost_delay = '100ms'");
+            Thread vacuuming = Thread.ofPlatform().start(() -> {
+                try {
+                    s.execute("VACUUM slow_to_vacuum");
+                } catch (java.sql.SQLException cancelled) {
+                    // cancelled below
+                }
+            });
+            try {
+                long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+                while (!vacuumRunning(jdbi) && System.nanoTime() < deadline) {
+                    Thread.sleep(20);
+                }
+                assertThat(vacuumRunning(jdbi)).as("the other vacuum runs").isTrue();
+                burst(jdbi, partition, "beside", 1_000);
+                queues.maintain();
+                burst(jdbi, partition, "beside", 1_000);
+                queues.maintain();
+                assertThat(vacuumStats(jdbi, partition)[1]).as("vacuums").isEqualTo(vacuumsBefore + 2);
+            } finally {
+                jdbi.useHandle(h -> h.execute("SELECT pg_cancel_backend(pid) FROM pg_stat_activity "
+                        + "WHERE query = 'VACUUM slow_to_vacuum' AND pid <> pg_backend_pid()"));
+                vacuuming.join();
+                s.execute("RESET vacuum_cost_limit"); // the connection goes back to the pool
+                s.execute("RESET vacuum_cost_delay");
+            }
+        }
+    }
+
+    private static boolean vacuumRunning(org.jdbi.v3.core.Jdbi jdbi) {
+        return jdbi.withHandle(h -> h.createQuery("SELECT EXISTS (SELECT 1 FROM pg_stat_activity "
+                + "WHERE query = 'VACUUM slow_to_vacuum' AND state = 'active' AND backend_xmin IS NOT NULL)")
+                .mapTo(Boolean.class).one());
+    }
+
     /** The current epoch's partition, with autovacuum off: it would skip maintenance's vacuum, and count its own. */
     private String currentPartitionWithoutAutovacuum(org.jdbi.v3.core.Jdbi jdbi) {
         String partition = "message_" + queues.liveEpochs().get(queues.liveEpochs().size() - 1);
