@@ -219,7 +219,8 @@ class EpochMaintenanceIT {
         while (vacuumStats(jdbi, partition)[0] < expected && System.nanoTime() < deadline) {
             Thread.sleep(100);
         }
-        assertThat(vacuumStats(jdbi, partition)[0]).as("dead row versions after the burst").isGreaterThanOrEqualTo(expected);
+        assertThat(vacuumStats(jdbi, partition)[0]).as("dead row versions after the burst")
+                .isGreaterThanOrEqualTo(expected);
     }
 
     /** The partition's dead row versions and how many times it was vacuumed by hand. */
