@@ -61,10 +61,8 @@ final class Epochs {
 
     private final Jdbi jdbi;
     private final QueueSettings settings;
-    /** Per live epoch, the dead row versions its last vacuum left (those an open snapshot could still see). */
-    private final Map<Integer, Long> deadAfterVacuum = new ConcurrentHashMap<>();
-    /** Per live epoch, the oldest transaction another session held open when it was last vacuumed. */
-    private final Map<Integer, String> oldestAtVacuum = new ConcurrentHashMap<>();
+    /** Per live epoch, what its last vacuum left behind. */
+    private final Map<Integer, Vacuumed> lastVacuum = new ConcurrentHashMap<>();
     /** The long transactions last found in maintenance's way, to log each once. */
     private final AtomicReference<LockHolder> hotHolder = new AtomicReference<>();
     private final AtomicReference<LockHolder> archiveHolder = new AtomicReference<>();
@@ -123,7 +121,8 @@ final class Epochs {
     }
 
     List<Integer> live() {
-        return jdbi.withHandle(h -> h.createQuery("SELECT epoch FROM gantry_queue.epoch WHERE sealed_at IS NULL ORDER BY epoch")
+        return jdbi.withHandle(h -> h.createQuery("SELECT epoch FROM gantry_queue.epoch WHERE sealed_at IS NULL "
+                        + "ORDER BY epoch")
                 .mapTo(Integer.class).list());
     }
 
@@ -196,7 +195,8 @@ final class Epochs {
                 Thread.currentThread().interrupt();
                 return false;
             }
-            lockers = h.createQuery("SELECT DISTINCT virtualtransaction FROM pg_locks WHERE virtualtransaction = ANY(:ids)")
+            lockers = h.createQuery("SELECT DISTINCT virtualtransaction FROM pg_locks "
+                            + "WHERE virtualtransaction = ANY(:ids)")
                     .bindArray("ids", String.class, lockers.toArray()).mapTo(String.class).list();
         }
         return true;
@@ -267,26 +267,37 @@ final class Epochs {
                         WHERE e.sealed_at IS NULL
                         """)
                 .map((rs, ctx) -> new Dead(rs.getInt(1), rs.getLong(2))).list();
-        List<Integer> epochs = live.stream().map(Dead::epoch).toList();
-        deadAfterVacuum.keySet().retainAll(epochs);
-        oldestAtVacuum.keySet().retainAll(epochs);
+        lastVacuum.keySet().retainAll(live.stream().map(Dead::epoch).toList());
         List<Dead> due = live.stream()
-                .filter(d -> d.tuples() - deadAfterVacuum.getOrDefault(d.epoch(), 0L) >= VACUUM_AFTER_DEAD).toList();
+                .filter(d -> d.tuples() - lastVacuum.getOrDefault(d.epoch(), Vacuumed.NEVER).deadLeft()
+                        >= VACUUM_AFTER_DEAD)
+                .toList();
         if (due.isEmpty()) {
             return;
         }
         Optional<String> oldest = oldestTransaction(h);
         for (Dead d : due) {
-            if (oldest.isPresent() && oldest.get().equals(oldestAtVacuum.get(d.epoch()))) {
+            Vacuumed last = lastVacuum.getOrDefault(d.epoch(), Vacuumed.NEVER);
+            if (oldest.isPresent() && oldest.get().equals(last.oldest())) {
                 continue; // the same session still holds back what died since the last vacuum
             }
             h.execute("VACUUM (PARALLEL 0, INDEX_CLEANUP ON, PROCESS_TOAST FALSE, TRUNCATE FALSE, SKIP_LOCKED) "
                     + "gantry_queue." + table(d.epoch()));
-            deadAfterVacuum.put(d.epoch(), h.createQuery("SELECT n_dead_tup FROM pg_stat_user_tables "
+            long deadLeft = h.createQuery("SELECT n_dead_tup FROM pg_stat_user_tables "
                             + "WHERE schemaname = 'gantry_queue' AND relname = :name")
-                    .bind("name", table(d.epoch())).mapTo(Long.class).findOne().orElse(0L));
-            oldest.ifPresentOrElse(xid -> oldestAtVacuum.put(d.epoch(), xid), () -> oldestAtVacuum.remove(d.epoch()));
+                    .bind("name", table(d.epoch())).mapTo(Long.class).findOne().orElse(0L);
+            lastVacuum.put(d.epoch(), new Vacuumed(deadLeft, oldest.orElse(null)));
         }
+    }
+
+    /**
+     * What a live epoch's last vacuum left behind.
+     *
+     * @param deadLeft the dead row versions it could not remove (an open snapshot could still see them)
+     * @param oldest   the oldest transaction another session held open then; null when none did
+     */
+    private record Vacuumed(long deadLeft, String oldest) {
+        static final Vacuumed NEVER = new Vacuumed(0, null);
     }
 
     /**
