@@ -21,11 +21,12 @@ import org.slf4j.LoggerFactory;
  * tuples, and claims only ever scan the two or three newest epochs, even while an old snapshot stops vacuum. Live
  * epochs are vacuumed as they gather dead row versions, so that claims need not read past them ({@link #vacuumLive}).
  *
- * <p>Only one process maintains a database at a time (an advisory lock); the others skip their turn. Sealing and
- * dropping lock the hot table (or the archive) exclusively, so they never wait behind a long transaction that holds a
- * lock there ({@link LockHolder}): that would stall every queue operation behind them. Opening attaches a table made
- * apart, which locks the hot table only against other schema changes. They skip the turn, name the session in the
- * log, and give up after a short lock timeout in any case.
+ * <p>Only one process maintains a database at a time (an advisory lock); the others skip their turn. No step locks
+ * the hot table against queue statements: opening attaches a table made apart, sealing moves rows in short
+ * transactions and detaches concurrently ({@link #seal}). Both wait for the statements already using the hot table,
+ * so they skip their turn while a long transaction holds a lock there ({@link LockHolder}), and name it in the log.
+ * Dropping an archived epoch locks the archive exclusively, and likewise skips its turn while a long transaction holds
+ * the archive, since every duplicate check of a unique key would otherwise queue behind it.
  */
 final class Epochs {
     private static final Logger log = LoggerFactory.getLogger(Epochs.class);
@@ -44,6 +45,12 @@ final class Epochs {
     static final int MAX_MOVED = 1_000;
     /** Epoch lengths after which an epoch is sealed whatever it still holds. */
     static final int MAX_AGE_EPOCHS = 10;
+
+    /** Rows a seal moves forward per transaction, and how often it looks again for rows a claim held. */
+    private static final int MOVE_BATCH = 500;
+    private static final int MOVE_WAITS = 20;
+    /** Longest a detach waits for the statements begun before it (they are short; a long one is skipped anyway). */
+    private static final Duration DETACH_WAIT = Duration.ofSeconds(1);
 
     /** Longest a new epoch waits for the transactions begun before its partition was attached. */
     private static final Duration SWITCH_WAIT = Duration.ofSeconds(1);
@@ -84,10 +91,8 @@ final class Epochs {
     void maintain() {
         jdbi.useHandle(h -> withLock(h, () -> {
             Instant now = settings.clock().instant();
-            // Sealing needs an exclusive lock on the hot table, dropping one on the archive. Asking for it behind a
-            // long transaction that holds a lock there would make every queue operation wait behind the request
-            // until that transaction ends: skip the step and say who is in the way. (Opening waits for nobody's
-            // queue statements, but it is skipped with the seal: the newest epoch takes messages meanwhile.)
+            // Opening and sealing wait for the transactions using the hot table, dropping for those using the
+            // archive: behind a long one, skip the step and say who is in the way.
             if (unblocked(h, "gantry_queue.message", hotHolder, "opening and sealing epochs")) {
                 Open newest = newest(h);
                 if (newest == null || !newest.openedAt().plus(settings.epochLength()).isAfter(now)) {
@@ -189,10 +194,7 @@ final class Epochs {
             if (System.nanoTime() - deadline > 0) {
                 return false;
             }
-            try {
-                Thread.sleep(LOCKERS_POLL);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
+            if (!pause(LOCKERS_POLL)) {
                 return false;
             }
             lockers = h.createQuery("SELECT DISTINCT virtualtransaction FROM pg_locks "
@@ -200,6 +202,17 @@ final class Epochs {
                     .bindArray("ids", String.class, lockers.toArray()).mapTo(String.class).list();
         }
         return true;
+    }
+
+    /** Sleeps; false when interrupted (the interrupt stays set). */
+    private static boolean pause(Duration d) {
+        try {
+            Thread.sleep(d);
+            return true;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
     }
 
     /** Whether the epoch's partition is attached to the hot table. */
@@ -228,10 +241,10 @@ final class Epochs {
     }
 
     /**
-     * An epoch that still holds a large backlog stays attached a while longer: sealing it at every turn would copy
-     * the same unfinished messages forward again and again (and lock the hot table while doing it). It is sealed
-     * once at most {@value #MAX_MOVED} unfinished messages remain, or when it is {@value #MAX_AGE_EPOCHS} epoch
-     * lengths old, whichever comes first, so the hot table's epochs stay few either way.
+     * An epoch that still holds a large backlog stays attached a while longer: sealing it at every turn would move
+     * the same unfinished messages forward again and again. It is sealed once at most {@value #MAX_MOVED} unfinished
+     * messages remain, or when it is {@value #MAX_AGE_EPOCHS} epoch lengths old, whichever comes first, so the hot
+     * table's epochs stay few either way.
      */
     private boolean worthSealing(Handle h, Candidate c, Instant now) {
         if (!c.openedAt().plus(settings.epochLength().multipliedBy(MAX_AGE_EPOCHS)).isAfter(now)) {
@@ -337,33 +350,104 @@ final class Epochs {
                 .bind("cutoff", Queues.ts(now.minus(settings.retention()))).mapTo(Integer.class).list();
     }
 
+    /**
+     * Seals an epoch without ever locking the hot table against queue statements, in steps that a later turn resumes
+     * wherever an earlier one stopped (a lock timeout, a crash):
+     * <ol>
+     * <li>its unfinished messages move to the newest epoch ({@link #moveUnfinished});
+     * <li>{@code DETACH PARTITION CONCURRENTLY} takes it out of the hot table: new statements stop seeing it at once,
+     * and the detach completes once the statements that began before have ended;
+     * <li>what became unfinished there meanwhile (a replay, say) moves forward too, and it joins the archive.
+     * </ol>
+     */
     private void seal(Handle h, int epoch, Instant now) {
         String table = "gantry_queue." + table(epoch);
         try {
-            proveEpoch(h, epoch);
+            Boolean pending = detachPending(h, epoch);
+            if (pending == Boolean.FALSE) {
+                proveEpoch(h, epoch);
+                if (!moveUnfinished(h, epoch)) {
+                    log.info("messages of queue epoch {} are busy; sealing it next turn", epoch);
+                    return;
+                }
+                detach(h, "ALTER TABLE gantry_queue.message DETACH PARTITION " + table + " CONCURRENTLY");
+            } else if (pending == Boolean.TRUE) {
+                detach(h, "ALTER TABLE gantry_queue.message DETACH PARTITION " + table + " FINALIZE");
+            }
             h.useTransaction(tx -> {
-                // Give up rather than queue behind a long transaction (and make every queue operation wait behind
-                // us meanwhile): the next turn tries again.
                 tx.execute(LOCK_WAIT);
-                // The hot table first, then (recursively) its partitions: the order every queue statement takes
-                // them in. Locking the partition first deadlocks with any claim that holds the table and waits for
-                // the partition, so under load the seal always timed out. DETACH needs this lock anyway.
-                tx.execute("LOCK TABLE gantry_queue.message IN ACCESS EXCLUSIVE MODE");
-                int moved = tx.execute("INSERT INTO gantry_queue.message (" + COLUMNS + ") SELECT "
-                        + MessageSql.CURRENT_EPOCH + ", " + COLUMNS.substring("epoch, ".length()) + " FROM " + table
-                        + " WHERE state IN (0, 1)");
-                tx.execute("ALTER TABLE gantry_queue.message DETACH PARTITION " + table);
+                // Nothing but this transaction can reach the detached table now: a plain move is safe.
+                int stragglers = tx.execute("WITH moved AS (DELETE FROM " + table + " WHERE state IN (0, 1) "
+                        + "RETURNING " + COLUMNS + ") INSERT INTO gantry_queue.message (" + COLUMNS + ") SELECT "
+                        + MessageSql.CURRENT_EPOCH + ", " + COLUMNS.substring("epoch, ".length()) + " FROM moved");
                 tx.execute("ALTER TABLE gantry_queue.message_archive ATTACH PARTITION " + table
                         + " FOR VALUES IN (" + epoch + ")");
                 tx.createUpdate("UPDATE gantry_queue.epoch SET sealed_at = :now WHERE epoch = :epoch")
                         .bind("now", Queues.ts(now)).bind("epoch", epoch).execute();
-                log.debug("sealed queue epoch {}, moved {} unfinished messages forward", epoch, moved);
+                log.debug("sealed queue epoch {}; {} messages became unfinished while it was detached", epoch,
+                        stragglers);
             });
         } catch (RuntimeException e) {
             if (!"55P03".equals(SqlFailures.sqlState(e))) { // lock_not_available: busy, try next turn
                 throw e;
             }
             log.info("queue epoch {} is busy; sealing it next turn", epoch);
+        }
+    }
+
+    /** Whether the epoch's detach from the hot table is under way; null once it is detached. */
+    private static Boolean detachPending(Handle h, int epoch) {
+        return h.createQuery("""
+                        SELECT i.inhdetachpending FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+                        WHERE i.inhparent = 'gantry_queue.message'::regclass AND c.relname = :name
+                        """)
+                .bind("name", table(epoch)).mapTo(Boolean.class).findOne().orElse(null);
+    }
+
+    /**
+     * Moves the epoch's ready and running messages to the newest epoch, a batch at a time, in short transactions.
+     * Each locks the rows it moves with SKIP LOCKED, so it never waits for a claim or a completion (nor deadlocks with
+     * one); a statement that then reaches a moved row fails with a serialisation error and is tried again at once
+     * ({@link Queues}), and finds the row in its new epoch, its lease and attempt unchanged. Rows skipped because a
+     * claim held them are running by the next batch, and move then.
+     *
+     * @return false when some rows stayed locked throughout (the seal waits for the next turn)
+     */
+    private static boolean moveUnfinished(Handle h, int epoch) {
+        int waits = 0;
+        while (true) {
+            int moved = h.createUpdate("""
+                            UPDATE gantry_queue.message SET epoch = %s
+                            WHERE epoch = :epoch AND id IN (
+                                SELECT id FROM gantry_queue.message WHERE epoch = :epoch AND state IN (0, 1)
+                                LIMIT :batch FOR UPDATE SKIP LOCKED)
+                            """.formatted(MessageSql.CURRENT_EPOCH))
+                    .bind("epoch", epoch).bind("batch", MOVE_BATCH).execute();
+            if (moved == MOVE_BATCH) {
+                continue; // nothing enqueues into an old epoch, so this ends
+            }
+            boolean left = h.createQuery("SELECT EXISTS (SELECT 1 FROM gantry_queue.message "
+                            + "WHERE epoch = :epoch AND state IN (0, 1))")
+                    .bind("epoch", epoch).mapTo(Boolean.class).one();
+            if (!left) {
+                return true;
+            }
+            if (++waits == MOVE_WAITS || !pause(LOCKERS_POLL)) {
+                return false;
+            }
+        }
+    }
+
+    /**
+     * Runs a concurrent detach (it cannot run in a transaction). Waiting for it blocks no queue statement, only other
+     * changes to the hot table's partitions, so it may wait longer than {@link #LOCK_WAIT}.
+     */
+    private static void detach(Handle h, String sql) {
+        h.execute("SET lock_timeout = '" + DETACH_WAIT.toMillis() + "ms'");
+        try {
+            h.execute(sql);
+        } finally {
+            h.execute("RESET lock_timeout"); // the connection goes back to a pool
         }
     }
 

@@ -17,6 +17,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Metrics;
 import org.flywaydb.core.Flyway;
 import org.jdbi.v3.core.Handle;
+import org.jdbi.v3.core.HandleCallback;
 import org.jdbi.v3.core.Jdbi;
 
 /**
@@ -30,6 +31,7 @@ public final class Queues implements AutoCloseable {
     private static final Pattern NAME = Pattern.compile("[a-z0-9][a-z0-9_.-]{0,62}");
     /** Groups one claim looks at; with more groups ready at once, the ones past this wait for a later claim. */
     static final int MAX_GROUPS_PER_CLAIM = 1_000;
+    private static final int CONFLICT_TRIES = 3;
 
     private final Jdbi jdbi;
     private final QueueSettings settings;
@@ -216,7 +218,7 @@ public final class Queues implements AutoCloseable {
                 : Math.max(1, (int) Math.floor(cfg.limits().maxRunning() * share));
         int groups = groupsSeen.getOrDefault(queue, 1);
         int asked = wanted;
-        List<Message> claimed = call("claim", () -> jdbi.inTransaction(h -> {
+        List<Message> claimed = transaction("claim", h -> {
             int n = asked;
             if (maxRunning != null) {
                 h.createQuery(MessageSql.LOCK_CLAIMS).bind("queue", queue).mapToMap().one();
@@ -241,7 +243,7 @@ public final class Queues implements AutoCloseable {
                         rs.getObject("lease_until", OffsetDateTime.class).toInstant(), rs.getString("last_error"));
                 })
                 .list();
-        }));
+        });
         groupsSeen.put(queue, (int) Math.max(1, claimed.stream().map(Message::group).distinct().count()));
         List<Message> ordered = new ArrayList<>(claimed);
         ordered.sort(Comparator.comparingInt(Message::priority).reversed().thenComparingLong(Message::id));
@@ -279,16 +281,8 @@ public final class Queues implements AutoCloseable {
         Instant now = settings.clock().instant();
         Long[] ids = messages.stream().map(Message::id).toArray(Long[]::new);
         Integer[] attempts = messages.stream().map(Message::attempt).toArray(Integer[]::new);
-        java.util.Set<Long> done = call("complete", () -> jdbi.inTransaction(h -> {
-            java.util.Set<Long> completed = new java.util.HashSet<>(completeAll(h, now, ids, attempts));
-            if (completed.size() < ids.length) {
-                // As in held(): a seal may have moved some rows under the statement; a second look finds them.
-                List<Message> missed = messages.stream().filter(m -> !completed.contains(m.id())).toList();
-                completed.addAll(completeAll(h, now, missed.stream().map(Message::id).toArray(Long[]::new),
-                        missed.stream().map(Message::attempt).toArray(Integer[]::new)));
-            }
-            return completed;
-        }));
+        java.util.Set<Long> done = transaction("complete",
+                h -> new java.util.HashSet<>(completeAll(h, now, ids, attempts)));
         messages.stream().filter(m -> done.contains(m.id())).forEach(m -> metrics.count(m.queue(), "completed", 1));
         messages.stream().map(Message::queue).distinct().forEach(this::slotFreed);
         return done;
@@ -339,7 +333,7 @@ public final class Queues implements AutoCloseable {
      */
     public boolean replay(long id) {
         Instant now = settings.clock().instant();
-        return call("replay", () -> jdbi.inTransaction(h -> {
+        return transaction("replay", h -> {
             int live = h.createUpdate(MessageSql.REPLAY_LIVE).bind("id", id).bind("now", ts(now)).execute();
             boolean replayed = live == 1 || h.createUpdate(MessageSql.REPLAY_ARCHIVED).bind("id", id)
                     .bind("now", ts(now)).execute() == 1;
@@ -348,7 +342,7 @@ public final class Queues implements AutoCloseable {
                         .mapTo(String.class).findFirst().ifPresent(q -> wakeAfterCommit(h, q));
             }
             return replayed;
-        }));
+        });
     }
 
     /** Stops claims from {@code queue}; enqueues continue. */
@@ -407,8 +401,8 @@ public final class Queues implements AutoCloseable {
     /** Puts messages whose lease expired back to ready (or dead, when out of attempts); returns how many. */
     public int rescueExpired(int limit) {
         Instant now = settings.clock().instant();
-        List<String> rescued = call("rescue", () -> jdbi.inTransaction(h -> h.createQuery(MessageSql.RESCUE)
-                .bind("now", ts(now)).bind("limit", limit).mapTo(String.class).list()));
+        List<String> rescued = transaction("rescue", h -> h.createQuery(MessageSql.RESCUE)
+                .bind("now", ts(now)).bind("limit", limit).mapTo(String.class).list());
         rescued.forEach(q -> metrics.count(q, "rescued", 1));
         return rescued.size();
     }
@@ -420,9 +414,9 @@ public final class Queues implements AutoCloseable {
      */
     public int releaseHeldBy(Collection<String> workers) {
         Instant now = settings.clock().instant();
-        List<String> released = call("release", () -> jdbi.inTransaction(h -> h.createQuery(
+        List<String> released = transaction("release", h -> h.createQuery(
                 MessageSql.RELEASE_HELD_BY).bind("now", ts(now)).bind("workers", workers.toArray(String[]::new))
-                .mapTo(String.class).list()));
+                .mapTo(String.class).list());
         released.forEach(q -> metrics.count(q, "rescued", 1));
         return released.size();
     }
@@ -458,16 +452,31 @@ public final class Queues implements AutoCloseable {
     }
 
     private void held(Message message, String what, java.util.function.ToIntFunction<Handle> update) {
-        int rows = call(what, () -> jdbi.inTransaction(h -> {
-            int n = update.applyAsInt(h);
-            // A seal may have moved the row to a newer epoch under this statement; a second look finds it.
-            return n == 0 ? update.applyAsInt(h) : n;
-        }));
+        int rows = transaction(what, update::applyAsInt);
         if (rows == 0) {
             throw new LeaseLostException(message.id(), message.attempt());
         }
         if (rows > 1) {
             throw new IllegalStateException(what + " of message " + message.id() + " changed " + rows + " rows");
+        }
+    }
+
+    /**
+     * Runs {@code body} in a transaction of its own, and again at once (up to {@value #CONFLICT_TRIES} tries) when
+     * the database aborted it for a conflict with another transaction: a seal that moved one of its rows to a newer
+     * epoch, or a deadlock. Neither means the database is away, and backing off for them would stall claims.
+     */
+    private <T> T transaction(String what, HandleCallback<T, RuntimeException> body) {
+        for (int tried = 1; ; tried++) {
+            try {
+                return jdbi.inTransaction(body);
+            } catch (RuntimeException e) {
+                String state = SqlFailures.sqlState(e);
+                boolean conflict = "40001".equals(state) || "40P01".equals(state);
+                if (!conflict || tried == CONFLICT_TRIES) {
+                    throw SqlFailures.translate(what, e);
+                }
+            }
         }
     }
 

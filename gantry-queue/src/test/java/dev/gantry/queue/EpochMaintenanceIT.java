@@ -255,6 +255,74 @@ class EpochMaintenanceIT {
     }
 
     @Test
+    void a_completion_that_meets_its_message_moving_to_a_newer_epoch_completes_it_there() throws Exception {
+        org.jdbi.v3.core.Jdbi jdbi = org.jdbi.v3.core.Jdbi.create(pg.dataSource());
+        long id = queues.enqueue(NewMessage.to("moving")).id();
+        Message held = queues.claim("moving", "w", 1).get(0);
+        int epoch = queues.liveEpochs().get(queues.liveEpochs().size() - 1);
+        tick(Duration.ofSeconds(61));
+        try (org.jdbi.v3.core.Handle seal = jdbi.open()) {
+            seal.begin();
+            // What a seal does to a running message, held open so that the completion waits for it and then finds
+            // the row gone to another partition (PostgreSQL aborts such a statement with a serialisation failure).
+            seal.execute("UPDATE gantry_queue.message SET epoch = ? WHERE id = ? AND epoch = ?", epoch + 1, id, epoch);
+            java.util.concurrent.CompletableFuture<Void> completion =
+                    java.util.concurrent.CompletableFuture.runAsync(() -> queues.complete(held));
+            awaitLockWait(jdbi);
+            seal.commit();
+            completion.get(10, java.util.concurrent.TimeUnit.SECONDS);
+        }
+        assertThat(queues.state(id)).contains(MessageState.DONE);
+    }
+
+    @Test
+    void a_seal_that_could_not_finish_its_detach_finishes_it_next_turn_and_keeps_what_arrived_meanwhile()
+            throws Exception {
+        org.jdbi.v3.core.Jdbi jdbi = org.jdbi.v3.core.Jdbi.create(pg.dataSource());
+        long waiting = queues.enqueue(NewMessage.to("detaching")).id();
+        int epoch = queues.liveEpochs().get(queues.liveEpochs().size() - 1);
+        String partition = "message_" + epoch;
+        tick(Duration.ofSeconds(61));
+        clock.advance(Duration.ofSeconds(61)); // the epoch is due for sealing at the next turn
+        try (org.jdbi.v3.core.Handle late = jdbi.open()) {
+            late.begin();
+            // A message written straight into the epoch's table by a transaction still open at the seal: the
+            // detach cannot finish while it runs, and the message is not there yet when the seal moves the rest.
+            late.execute("INSERT INTO gantry_queue." + partition + " (epoch, id, queue, state, priority, group_key, "
+                    + "run_at, attempt, max_attempts, payload, enqueued_at) VALUES (" + epoch + ", "
+                    + "nextval('gantry_queue.message_id'), 'detaching', 0, 0, '', timestamptz '2020-01-01', 0, 3, "
+                    + "'late', now())");
+            queues.maintain();
+            assertThat(detachPending(jdbi, partition)).as("detach left pending by the open transaction").isTrue();
+            late.commit();
+        }
+        queues.maintain();
+        assertThat(queues.liveEpochs()).doesNotContain(epoch);
+        assertThat(detachPending(jdbi, partition)).as("detached from the hot table").isNull();
+        List<Message> claimed = queues.claim("detaching", "w", 10);
+        assertThat(claimed).extracting(Message::payload).containsExactlyInAnyOrder("", "late");
+        assertThat(claimed).extracting(Message::id).contains(waiting);
+    }
+
+    /** Whether {@code partition}'s detach from the hot table is pending; null once it is not attached there. */
+    private static Boolean detachPending(org.jdbi.v3.core.Jdbi jdbi, String partition) {
+        return jdbi.withHandle(h -> h.createQuery("""
+                        SELECT i.inhdetachpending FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+                        WHERE i.inhparent = CAST('gantry_queue.message' AS regclass) AND c.relname = :name
+                        """).bind("name", partition).mapTo(Boolean.class).findOne().orElse(null));
+    }
+
+    /** Waits until some session of this database waits for a lock. */
+    private static void awaitLockWait(org.jdbi.v3.core.Jdbi jdbi) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (!jdbi.withHandle(h -> h.createQuery("SELECT EXISTS (SELECT 1 FROM pg_stat_activity "
+                + "WHERE datname = current_database() AND wait_event_type = 'Lock')").mapTo(Boolean.class).one())) {
+            assertThat(System.nanoTime() - deadline).as("a session waits for a lock").isNegative();
+            Thread.sleep(10);
+        }
+    }
+
+    @Test
     void a_large_backlog_stays_in_its_epoch_until_it_shrinks_or_the_epoch_is_old() {
         org.jdbi.v3.core.Jdbi.create(pg.dataSource()).useTransaction(h -> {
             java.util.List<NewMessage> backlog = new java.util.ArrayList<>();
