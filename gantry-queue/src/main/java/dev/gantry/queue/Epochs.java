@@ -99,8 +99,9 @@ final class Epochs {
                     open(h, newest == null ? 1 : newest.epoch() + 1, now, true);
                 }
                 for (Candidate c : sealable(h, now)) {
-                    if (worthSealing(h, c, now)) {
-                        seal(h, c.epoch(), now);
+                    // A table has one pending detach at most: an unfinished seal holds back the later ones.
+                    if (worthSealing(h, c, now) && !seal(h, c.epoch(), now)) {
+                        break;
                     }
                 }
             }
@@ -359,8 +360,10 @@ final class Epochs {
      * and the detach completes once the statements that began before have ended;
      * <li>what became unfinished there meanwhile (a replay, say) moves forward too, and it joins the archive.
      * </ol>
+     *
+     * @return whether it is sealed now
      */
-    private void seal(Handle h, int epoch, Instant now) {
+    private boolean seal(Handle h, int epoch, Instant now) {
         String table = "gantry_queue." + table(epoch);
         try {
             Boolean pending = detachPending(h, epoch);
@@ -368,7 +371,7 @@ final class Epochs {
                 proveEpoch(h, epoch);
                 if (!moveUnfinished(h, epoch)) {
                     log.info("messages of queue epoch {} are busy; sealing it next turn", epoch);
-                    return;
+                    return false;
                 }
                 detach(h, "ALTER TABLE gantry_queue.message DETACH PARTITION " + table + " CONCURRENTLY");
             } else if (pending == Boolean.TRUE) {
@@ -387,11 +390,13 @@ final class Epochs {
                 log.debug("sealed queue epoch {}; {} messages became unfinished while it was detached", epoch,
                         stragglers);
             });
+            return true;
         } catch (RuntimeException e) {
             if (!"55P03".equals(SqlFailures.sqlState(e))) { // lock_not_available: busy, try next turn
                 throw e;
             }
             log.info("queue epoch {} is busy; sealing it next turn", epoch);
+            return false;
         }
     }
 

@@ -283,7 +283,6 @@ class EpochMaintenanceIT {
         int epoch = queues.liveEpochs().get(queues.liveEpochs().size() - 1);
         String partition = "message_" + epoch;
         tick(Duration.ofSeconds(61));
-        clock.advance(Duration.ofSeconds(61)); // the epoch is due for sealing at the next turn
         try (org.jdbi.v3.core.Handle late = jdbi.open()) {
             late.begin();
             // A message written straight into the epoch's table by a transaction still open at the seal: the
@@ -292,16 +291,35 @@ class EpochMaintenanceIT {
                     + "run_at, attempt, max_attempts, payload, enqueued_at) VALUES (" + epoch + ", "
                     + "nextval('gantry_queue.message_id'), 'detaching', 0, 0, '', timestamptz '2020-01-01', 0, 3, "
                     + "'late', now())");
-            queues.maintain();
+            tick(Duration.ofSeconds(61));
             assertThat(detachPending(jdbi, partition)).as("detach left pending by the open transaction").isTrue();
             late.commit();
         }
-        queues.maintain();
+        tick(Duration.ZERO);
         assertThat(queues.liveEpochs()).doesNotContain(epoch);
         assertThat(detachPending(jdbi, partition)).as("detached from the hot table").isNull();
         List<Message> claimed = queues.claim("detaching", "w", 10);
         assertThat(claimed).extracting(Message::payload).containsExactlyInAnyOrder("", "late");
         assertThat(claimed).extracting(Message::id).contains(waiting);
+    }
+
+    @Test
+    void later_epochs_wait_for_a_pending_detach_since_a_table_can_have_only_one() throws Exception {
+        org.jdbi.v3.core.Jdbi jdbi = org.jdbi.v3.core.Jdbi.create(pg.dataSource());
+        int epoch = queues.liveEpochs().get(queues.liveEpochs().size() - 1);
+        tick(Duration.ofSeconds(61));
+        try (org.jdbi.v3.core.Handle reader = jdbi.open()) {
+            reader.begin();
+            // Holds the epoch's own table (not the hot table), so the detach cannot finish.
+            reader.execute("LOCK TABLE gantry_queue.message_" + epoch + " IN ACCESS SHARE MODE");
+            tick(Duration.ofSeconds(61));
+            assertThat(detachPending(jdbi, "message_" + epoch)).isTrue();
+            tick(Duration.ofSeconds(61)); // the next epoch is due as well, and waits its turn
+            assertThat(queues.liveEpochs()).contains(epoch, epoch + 1);
+            reader.commit();
+        }
+        tick(Duration.ZERO);
+        assertThat(queues.liveEpochs()).doesNotContain(epoch, epoch + 1);
     }
 
     /** Whether {@code partition}'s detach from the hot table is pending; null once it is not attached there. */
