@@ -457,9 +457,9 @@ final class Epochs {
     }
 
     /**
-     * Gives the partition a validated {@code CHECK (epoch = N)}, so that attaching it to the archive need not scan it
-     * while the seal holds the hot table. Validating scans without blocking writes; adding the constraint unvalidated
-     * takes the partition's lock only for a moment.
+     * Gives the partition a validated {@code CHECK (epoch = N)}, so that attaching it to the archive need not scan it.
+     * Validating scans without blocking writes; adding the constraint unvalidated takes the partition's lock only for
+     * a moment. (Epochs opened since the CHECK came in have it from the start.)
      */
     private static void proveEpoch(Handle h, int epoch) {
         String constraint = table(epoch) + "_epoch";

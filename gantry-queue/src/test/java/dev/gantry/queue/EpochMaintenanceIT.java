@@ -56,8 +56,7 @@ class EpochMaintenanceIT {
         }
         assertThat(queues.liveEpochs()).hasSizeLessThanOrEqualTo(3);
         assertThat(queues.state(done)).contains(MessageState.DONE);
-        // Archiving reused the partition's own indexes and a proven CHECK: no index was built, no scan made, while
-        // the seal held the hot table.
+        // Archiving reused the partition's own indexes and a proven CHECK: no index was built and no scan made.
         org.jdbi.v3.core.Jdbi jdbi = org.jdbi.v3.core.Jdbi.create(pg.dataSource());
         int indexes = jdbi.withHandle(h -> h.createQuery("""
                 SELECT count(*) FROM pg_indexes WHERE schemaname = 'gantry_queue' AND tablename = 'message_1'
@@ -353,7 +352,7 @@ class EpochMaintenanceIT {
         for (int i = 0; i < 4; i++) {
             tick(Duration.ofSeconds(61));
         }
-        assertThat(queues.liveEpochs()).as("not copied forward turn after turn").contains(backlogEpoch);
+        assertThat(queues.liveEpochs()).as("not moved forward turn after turn").contains(backlogEpoch);
 
         for (int i = 0; i < Epochs.MAX_AGE_EPOCHS; i++) {
             tick(Duration.ofSeconds(61));

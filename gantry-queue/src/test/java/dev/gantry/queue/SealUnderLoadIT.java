@@ -15,9 +15,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Sealing an epoch while producers and workers keep the queue busy. Every queue statement locks the hot table before
- * its partitions; a seal that locked a partition first would deadlock with a claim holding the table and waiting for
- * that partition, give up at its lock timeout, stall every claim meanwhile, and leave epochs piling up.
+ * Sealing an epoch while producers and workers keep the queue busy: the seal moves messages that claims and
+ * completions are working on, and must neither fail them nor give up turn after turn and leave epochs piling up (as
+ * an earlier, locking seal did when it took its locks in the wrong order).
  */
 class SealUnderLoadIT {
     @RegisterExtension
