@@ -281,8 +281,18 @@ public final class Queues implements AutoCloseable {
         Instant now = settings.clock().instant();
         Long[] ids = messages.stream().map(Message::id).toArray(Long[]::new);
         Integer[] attempts = messages.stream().map(Message::attempt).toArray(Integer[]::new);
-        java.util.Set<Long> done = transaction("complete",
-                h -> new java.util.HashSet<>(completeAll(h, now, ids, attempts)));
+        java.util.Set<Long> done = transaction("complete", h -> {
+            java.util.Set<Long> completed = new java.util.HashSet<>(completeAll(h, now, ids, attempts));
+            if (completed.size() < ids.length) {
+                // Under load the statement sometimes misses a message that is held at this attempt, and a second
+                // statement finds it: the benchmark shows a few per run, with no seal moving rows. Until the cause is
+                // known, a second look keeps such a completion from being lost (and the message from running twice).
+                List<Message> missed = messages.stream().filter(m -> !completed.contains(m.id())).toList();
+                completed.addAll(completeAll(h, now, missed.stream().map(Message::id).toArray(Long[]::new),
+                        missed.stream().map(Message::attempt).toArray(Integer[]::new)));
+            }
+            return completed;
+        });
         messages.stream().filter(m -> done.contains(m.id())).forEach(m -> metrics.count(m.queue(), "completed", 1));
         messages.stream().map(Message::queue).distinct().forEach(this::slotFreed);
         return done;
@@ -452,7 +462,11 @@ public final class Queues implements AutoCloseable {
     }
 
     private void held(Message message, String what, java.util.function.ToIntFunction<Handle> update) {
-        int rows = transaction(what, update::applyAsInt);
+        int rows = transaction(what, h -> {
+            int n = update.applyAsInt(h);
+            // A second look, as in completeAll: under load a statement sometimes misses the row it is after.
+            return n == 0 ? update.applyAsInt(h) : n;
+        });
         if (rows == 0) {
             throw new LeaseLostException(message.id(), message.attempt());
         }
