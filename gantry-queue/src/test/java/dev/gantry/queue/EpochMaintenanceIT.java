@@ -321,6 +321,47 @@ class EpochMaintenanceIT {
         assertThat(queues.liveEpochs()).doesNotContain(epoch, epoch + 1);
     }
 
+    @Test
+    void a_seal_never_asks_for_a_lock_on_the_hot_table_that_queue_statements_would_wait_behind() throws Exception {
+        org.jdbi.v3.core.Jdbi jdbi = org.jdbi.v3.core.Jdbi.create(pg.dataSource());
+        int due = queues.liveEpochs().get(queues.liveEpochs().size() - 1);
+        queues.enqueue(NewMessage.to("waiting"));
+        tick(Duration.ofSeconds(61));
+        clock.advance(Duration.ofSeconds(61)); // the epoch is due for sealing at the next turn
+        List<String> waits = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+        try (org.jdbi.v3.core.Handle reader = jdbi.open()) {
+            reader.begin();
+            // Holds the hot table as a statement in flight does; a lock request that conflicts with it would wait,
+            // and every queue statement arriving meanwhile would queue behind that request.
+            reader.createQuery("SELECT count(*) FROM gantry_queue.message").mapTo(Long.class).one();
+            java.util.concurrent.atomic.AtomicBoolean sealing = new java.util.concurrent.atomic.AtomicBoolean(true);
+            Thread sampler = Thread.ofPlatform().start(() -> {
+                try (org.jdbi.v3.core.Handle h = jdbi.open()) {
+                    while (sealing.get()) {
+                        waits.addAll(h.createQuery("""
+                                SELECT mode FROM pg_locks WHERE NOT granted AND locktype = 'relation'
+                                  AND relation = CAST('gantry_queue.message' AS regclass)
+                                """).mapTo(String.class).list());
+                        Thread.sleep(2);
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            try {
+                queues.maintain(); // the detach waits for the reader, then leaves the rest to the next turn
+            } finally {
+                sealing.set(false);
+                sampler.join();
+            }
+            reader.commit();
+        }
+        assertThat(waits).as("lock requests on the hot table left waiting").isEmpty();
+        tick(Duration.ZERO);
+        assertThat(queues.liveEpochs()).doesNotContain(due);
+        assertThat(queues.claim("waiting", "w", 10)).hasSize(1);
+    }
+
     /** Whether {@code partition}'s detach from the hot table is pending; null once it is not attached there. */
     private static Boolean detachPending(org.jdbi.v3.core.Jdbi jdbi, String partition) {
         return jdbi.withHandle(h -> h.createQuery("""

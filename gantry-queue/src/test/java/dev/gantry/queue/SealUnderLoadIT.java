@@ -11,8 +11,6 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
-import org.jdbi.v3.core.Handle;
-import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -73,54 +71,6 @@ class SealUnderLoadIT {
         assertThat(completed.sum()).as("messages completed meanwhile").isPositive();
         assertThat(liveAfterEachTurn).as("live epochs after each turn")
                 .allSatisfy(n -> assertThat(n).isLessThanOrEqualTo(2));
-    }
-
-    @Test
-    void a_seal_never_asks_for_a_lock_on_the_hot_table_that_queue_statements_would_wait_behind() throws Exception {
-        // Later than any epoch the other test left behind; the first turn opens a new one and seals theirs.
-        ManualClock clock = new ManualClock(Instant.parse("2026-06-01T00:00:00Z"));
-        Jdbi jdbi = Jdbi.create(pg.dataSource());
-        try (Queues queues = Queues.start(pg.dataSource(), QueueSettings.defaults().withClock(clock)
-                .withEpochLength(Duration.ofMinutes(1)))) {
-            queues.maintain();
-            int due = queues.liveEpochs().get(queues.liveEpochs().size() - 1);
-            queues.enqueue(NewMessage.to("waiting"));
-            clock.advance(Duration.ofSeconds(61));
-            queues.maintain();
-            clock.advance(Duration.ofSeconds(61)); // the first epoch is due for sealing
-            List<String> waits = java.util.Collections.synchronizedList(new ArrayList<>());
-            try (Handle reader = jdbi.open()) {
-                reader.begin();
-                // Holds the hot table as a statement in flight does; a lock request that conflicts with it would
-                // wait, and every queue statement arriving meanwhile would queue behind that request.
-                reader.createQuery("SELECT count(*) FROM gantry_queue.message").mapTo(Long.class).one();
-                AtomicBoolean sealing = new AtomicBoolean(true);
-                Thread sampler = Thread.ofPlatform().start(() -> {
-                    try (Handle h = jdbi.open()) {
-                        while (sealing.get()) {
-                            waits.addAll(h.createQuery("""
-                                    SELECT mode FROM pg_locks WHERE NOT granted AND locktype = 'relation'
-                                      AND relation = CAST('gantry_queue.message' AS regclass)
-                                    """).mapTo(String.class).list());
-                            Thread.sleep(2);
-                        }
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                    }
-                });
-                try {
-                    queues.maintain(); // the detach waits for the reader, then leaves the rest to the next turn
-                } finally {
-                    sealing.set(false);
-                    sampler.join();
-                }
-                reader.commit();
-            }
-            assertThat(waits).as("lock requests on the hot table left waiting").isEmpty();
-            queues.maintain();
-            assertThat(queues.liveEpochs()).doesNotContain(due);
-            assertThat(queues.claim("waiting", "w", 10)).hasSize(1);
-        }
     }
 
     private static Thread busy(String name, AtomicBoolean running, AtomicReference<Throwable> failure, Runnable step) {
