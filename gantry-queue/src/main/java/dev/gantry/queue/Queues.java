@@ -284,9 +284,10 @@ public final class Queues implements AutoCloseable {
         java.util.Set<Long> done = transaction("complete", h -> {
             java.util.Set<Long> completed = new java.util.HashSet<>(completeAll(h, now, ids, attempts));
             if (completed.size() < ids.length) {
-                // Under load the statement sometimes misses a message that is held at this attempt, and a second
-                // statement finds it: the benchmark shows a few per run, with no seal moving rows. Until the cause is
-                // known, a second look keeps such a completion from being lost (and the message from running twice).
+                // Under overload the statement sometimes misses a message, and a second statement finds it: the row
+                // then holds a later claim's lease at the same attempt number (seen in the benchmark, also before the
+                // seal changed), so that message was claimed twice. Until that is found and fixed, the second look
+                // keeps the completion from being lost and the message from running a third time.
                 List<Message> missed = messages.stream().filter(m -> !completed.contains(m.id())).toList();
                 completed.addAll(completeAll(h, now, missed.stream().map(Message::id).toArray(Long[]::new),
                         missed.stream().map(Message::attempt).toArray(Integer[]::new)));
