@@ -151,7 +151,7 @@ final class Epochs {
                     // Bounds the rare wait behind another schema change of the hot table.
                     tx.execute(LOCK_WAIT);
                 }
-                if (!attached(tx, epoch)) {
+                if (detachPending(tx, epoch) == null) { // not attached yet
                     // Made apart, then attached: ATTACH PARTITION locks the hot table only against other schema
                     // changes, while CREATE TABLE ... PARTITION OF locks it exclusively and so stalled every queue
                     // statement at each new epoch. The CHECK spares the attach its scan (and the seal its proof).
@@ -214,15 +214,6 @@ final class Epochs {
             Thread.currentThread().interrupt();
             return false;
         }
-    }
-
-    /** Whether the epoch's partition is attached to the hot table. */
-    private static boolean attached(Handle h, int epoch) {
-        return h.createQuery("""
-                        SELECT EXISTS (SELECT 1 FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
-                                       WHERE i.inhparent = 'gantry_queue.message'::regclass AND c.relname = :name)
-                        """)
-                .bind("name", table(epoch)).mapTo(Boolean.class).one();
     }
 
     /** Open epochs, except the newest, whose successor has been open for at least an epoch length. */
@@ -400,7 +391,7 @@ final class Epochs {
         }
     }
 
-    /** Whether the epoch's detach from the hot table is under way; null once it is detached. */
+    /** Whether the epoch's detach from the hot table is under way; null when it is not attached there. */
     private static Boolean detachPending(Handle h, int epoch) {
         return h.createQuery("""
                         SELECT i.inhdetachpending FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
