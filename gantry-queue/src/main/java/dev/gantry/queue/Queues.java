@@ -284,10 +284,10 @@ public final class Queues implements AutoCloseable {
         java.util.Set<Long> done = transaction("complete", h -> {
             java.util.Set<Long> completed = new java.util.HashSet<>(completeAll(h, now, ids, attempts));
             if (completed.size() < ids.length) {
-                // Under overload the statement sometimes misses a message, and a second statement finds it: the row
-                // then holds a later claim's lease at the same attempt number (seen in the benchmark, also before the
-                // seal changed), so that message was claimed twice. Until that is found and fixed, the second look
-                // keeps the completion from being lost and the message from running a third time.
+                // PostgreSQL 18.1 sometimes let the statement skip a message whose row it had to wait for (a
+                // heartbeat extending its lease at that moment); 18.2 fixed it (HeartbeatRaceIT). The embedded server
+                // is newer, but an external one may not be: a second statement sees the heartbeat's row and completes
+                // it, where the completion would otherwise be lost and the message run again after its lease.
                 List<Message> missed = messages.stream().filter(m -> !completed.contains(m.id())).toList();
                 completed.addAll(completeAll(h, now, missed.stream().map(Message::id).toArray(Long[]::new),
                         missed.stream().map(Message::attempt).toArray(Integer[]::new)));
@@ -465,7 +465,7 @@ public final class Queues implements AutoCloseable {
     private void held(Message message, String what, java.util.function.ToIntFunction<Handle> update) {
         int rows = transaction(what, h -> {
             int n = update.applyAsInt(h);
-            // A second look, as in completeAll: under load a statement sometimes misses the row it is after.
+            // A second look, as in completeAll: PostgreSQL 18.1 could skip a row the statement waited for.
             return n == 0 ? update.applyAsInt(h) : n;
         });
         if (rows == 0) {
