@@ -10,8 +10,6 @@ import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.Test;
@@ -36,86 +34,72 @@ class HeartbeatRaceIT {
     void a_completion_completes_every_message_it_holds_while_heartbeats_extend_their_leases() throws Exception {
         Queues queues = Queues.start(pg.dataSource(), QueueSettings.defaults().withLease(Duration.ofHours(1)));
         Jdbi jdbi = Jdbi.create(pg.dataSource());
-        AtomicBoolean running = new AtomicBoolean(true);
-        AtomicReference<Throwable> failure = new AtomicReference<>();
         ConcurrentLinkedQueue<Message> handled = new ConcurrentLinkedQueue<>();
         CopyOnWriteArrayList<Message> held = new CopyOnWriteArrayList<>();
         LongAdder completed = new LongAdder();
         LongAdder heartbeats = new LongAdder();
         List<String> missed = new CopyOnWriteArrayList<>();
-        List<Thread> threads = new ArrayList<>();
-        threads.add(loop("claimer", running, failure, () -> {
-            if (handled.size() >= 5 * BATCH) {
-                Thread.onSpinWait();
-                return;
-            }
-            List<NewMessage> batch = new ArrayList<>();
-            for (int i = 0; i < 100; i++) {
-                batch.add(NewMessage.to(QUEUE));
-            }
-            jdbi.useTransaction(h -> queues.enqueueAll(h, batch));
-            List<Message> claimed = queues.claim(QUEUE, "racer", 100);
-            held.addAll(claimed);
-            handled.addAll(claimed);
-        }));
-        threads.add(loop("heartbeater", running, failure, () -> {
-            List<Message> now = List.copyOf(held);
-            if (now.isEmpty()) {
-                return;
-            }
-            Message m = now.get(ThreadLocalRandom.current().nextInt(now.size()));
-            jdbi.useTransaction(h -> h.createUpdate(MessageSql.EXTEND).bind("id", m.id())
-                    .bind("attempt", m.attempt()).bind("leaseUntil", Queues.ts(Instant.now().plusSeconds(3600)))
-                    .execute());
-            heartbeats.increment();
-        }));
-        threads.add(loop("completer", running, failure, () -> {
-            List<Message> batch = new ArrayList<>();
-            for (Message m; batch.size() < BATCH && (m = handled.poll()) != null; ) {
-                batch.add(m);
-            }
-            if (batch.isEmpty()) {
-                return;
-            }
-            // One statement, as the first look in Queues.completeAll runs it.
-            List<Long> done = jdbi.inTransaction(h -> h.createQuery(MessageSql.COMPLETE_ALL)
-                    .bind("now", Queues.ts(Instant.now()))
-                    .bindArray("ids", Long.class, batch.stream().map(Message::id).toArray())
-                    .bindArray("attempts", Integer.class, batch.stream().map(Message::attempt).toArray())
-                    .mapTo(Long.class).list());
-            completed.add(done.size());
-            batch.stream().filter(m -> !done.contains(m.id())).forEach(m -> missed.add(m.id() + "@" + m.attempt()));
-            held.removeAll(batch);
-        }));
-        // Vacuums change the partition's statistics, and with them the completion's plan: the misses came with the
-        // plans chosen after one.
-        threads.add(loop("vacuum", running, failure, () -> {
-            sleep(500);
-            jdbi.useHandle(h -> h.execute("VACUUM gantry_queue.message"));
-        }));
-        sleep(10_000);
-        running.set(false);
-        for (Thread t : threads) {
-            t.join();
+        Throwable failure;
+        try (Load load = new Load()) {
+            load.repeat("claimer", () -> {
+                if (handled.size() >= 5 * BATCH) {
+                    Thread.onSpinWait();
+                    return;
+                }
+                List<NewMessage> batch = new ArrayList<>();
+                for (int i = 0; i < 100; i++) {
+                    batch.add(NewMessage.to(QUEUE));
+                }
+                jdbi.useTransaction(h -> queues.enqueueAll(h, batch));
+                List<Message> claimed = queues.claim(QUEUE, "racer", 100);
+                held.addAll(claimed);
+                handled.addAll(claimed);
+            });
+            load.repeat("heartbeater", () -> {
+                List<Message> now = List.copyOf(held);
+                if (now.isEmpty()) {
+                    return;
+                }
+                Message m = now.get(ThreadLocalRandom.current().nextInt(now.size()));
+                jdbi.useTransaction(h -> h.createUpdate(MessageSql.EXTEND).bind("id", m.id())
+                        .bind("attempt", m.attempt()).bind("leaseUntil", Queues.ts(Instant.now().plusSeconds(3600)))
+                        .execute());
+                heartbeats.increment();
+            });
+            load.repeat("completer", () -> {
+                List<Message> batch = new ArrayList<>();
+                for (Message m; batch.size() < BATCH && (m = handled.poll()) != null; ) {
+                    batch.add(m);
+                }
+                if (batch.isEmpty()) {
+                    return;
+                }
+                // One statement, as the first look in Queues.completeAll runs it.
+                List<Long> done = jdbi.inTransaction(h -> h.createQuery(MessageSql.COMPLETE_ALL)
+                        .bind("now", Queues.ts(Instant.now()))
+                        .bindArray("ids", Long.class, batch.stream().map(Message::id).toArray())
+                        .bindArray("attempts", Integer.class, batch.stream().map(Message::attempt).toArray())
+                        .mapTo(Long.class).list());
+                completed.add(done.size());
+                batch.stream().filter(m -> !done.contains(m.id())).forEach(m -> missed.add(m.id() + "@" + m.attempt()));
+                held.removeAll(batch);
+            });
+            // Vacuums change the partition's statistics, and with them the completion's plan: the misses came with the
+            // plans chosen after one.
+            load.repeat("vacuum", () -> {
+                sleep(500);
+                jdbi.useHandle(h -> h.execute("VACUUM gantry_queue.message"));
+            });
+            Thread.sleep(10_000);
+            load.close();
+            failure = load.failure();
+        } finally {
+            queues.close();
         }
-        queues.close();
-        assertThat(failure.get()).as("a failure in a racing thread").isNull();
+        assertThat(failure).as("a failure in a racing thread").isNull();
         assertThat(heartbeats.sum()).as("heartbeats").isGreaterThan(1_000);
         assertThat(completed.sum()).as("completions").isGreaterThan(10_000);
         assertThat(missed).as("held messages a completion missed (id@attempt)").isEmpty();
-    }
-
-    private static Thread loop(String name, AtomicBoolean running, AtomicReference<Throwable> failure, Runnable step) {
-        return Thread.ofPlatform().name(name).start(() -> {
-            while (running.get()) {
-                try {
-                    step.run();
-                } catch (RuntimeException e) {
-                    failure.compareAndSet(null, e);
-                    return;
-                }
-            }
-        });
     }
 
     private static void sleep(long millis) {

@@ -8,8 +8,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -28,61 +26,44 @@ class SealUnderLoadIT {
         ManualClock clock = new ManualClock(Instant.parse("2026-01-01T00:00:00Z"));
         Queues queues = Queues.start(pg.dataSource(), QueueSettings.defaults().withClock(clock)
                 .withEpochLength(Duration.ofMinutes(1)).withLease(Duration.ofHours(1)));
-        AtomicBoolean running = new AtomicBoolean(true);
-        AtomicReference<Throwable> failure = new AtomicReference<>();
         LongAdder completed = new LongAdder();
-        List<Thread> load = new ArrayList<>();
         LongAdder enqueued = new LongAdder();
-        for (int i = 0; i < 2; i++) {
-            // Producers stay at most a few hundred messages ahead: a larger backlog is deliberately left in its
-            // epoch for a while (Epochs.MAX_MOVED), which is not what this test is about.
-            load.add(busy("producer-" + i, running, failure, () -> {
-                if (enqueued.sum() - completed.sum() < Epochs.MAX_MOVED / 2) {
-                    queues.enqueue(NewMessage.to("sealing"));
-                    enqueued.increment();
-                } else {
-                    Thread.onSpinWait();
-                }
-            }));
-            String worker = "worker-" + i;
-            load.add(busy(worker, running, failure, () -> {
-                for (Message m : queues.claim("sealing", worker, 5)) {
-                    queues.complete(m);
-                    completed.increment();
-                }
-            }));
-        }
         List<Integer> liveAfterEachTurn = new ArrayList<>();
-        try {
+        Throwable failure;
+        try (Load load = new Load()) {
+            for (int i = 0; i < 2; i++) {
+                // Producers stay at most a few hundred messages ahead: a larger backlog is deliberately left in its
+                // epoch for a while (Epochs.MAX_MOVED), which is not what this test is about.
+                load.repeat("producer-" + i, () -> {
+                    if (enqueued.sum() - completed.sum() < Epochs.MAX_MOVED / 2) {
+                        queues.enqueue(NewMessage.to("sealing"));
+                        enqueued.increment();
+                    } else {
+                        Thread.onSpinWait();
+                    }
+                });
+                String worker = "worker-" + i;
+                load.repeat(worker, () -> {
+                    for (Message m : queues.claim("sealing", worker, 5)) {
+                        queues.complete(m);
+                        completed.increment();
+                    }
+                });
+            }
             for (int turn = 0; turn < 8; turn++) {
                 Thread.sleep(300);
                 clock.advance(Duration.ofSeconds(61));
                 queues.maintain();
                 liveAfterEachTurn.add(queues.liveEpochs().size());
             }
+            load.close();
+            failure = load.failure();
         } finally {
-            running.set(false);
-            for (Thread t : load) {
-                t.join();
-            }
             queues.close();
         }
-        assertThat(failure.get()).as("a failure under load").isNull();
+        assertThat(failure).as("a failure under load").isNull();
         assertThat(completed.sum()).as("messages completed meanwhile").isPositive();
         assertThat(liveAfterEachTurn).as("live epochs after each turn")
                 .allSatisfy(n -> assertThat(n).isLessThanOrEqualTo(2));
-    }
-
-    private static Thread busy(String name, AtomicBoolean running, AtomicReference<Throwable> failure, Runnable step) {
-        return Thread.ofPlatform().name(name).start(() -> {
-            while (running.get()) {
-                try {
-                    step.run();
-                } catch (RuntimeException e) {
-                    failure.compareAndSet(null, e);
-                    return;
-                }
-            }
-        });
     }
 }
