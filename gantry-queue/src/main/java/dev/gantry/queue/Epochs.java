@@ -108,7 +108,10 @@ final class Epochs {
             vacuumLive(h);
             if (unblocked(h, "gantry_queue.message_archive", archiveHolder, "dropping archived epochs")) {
                 for (int epoch : expired(h, now)) {
-                    drop(h, epoch);
+                    // The archive too can have one pending detach only: an unfinished drop holds back the later ones.
+                    if (!drop(h, epoch)) {
+                        break;
+                    }
                 }
             }
         }));
@@ -151,7 +154,7 @@ final class Epochs {
                     // Bounds the rare wait behind another schema change of the hot table.
                     tx.execute(LOCK_WAIT);
                 }
-                if (detachPending(tx, epoch) == null) { // not attached yet
+                if (detachPending(tx, "gantry_queue.message", epoch) == null) { // not attached yet
                     // Made apart, then attached: ATTACH PARTITION locks the hot table only against other schema
                     // changes, while CREATE TABLE ... PARTITION OF locks it exclusively and so stalled every queue
                     // statement at each new epoch. The CHECK spares the attach its scan (and the seal its proof).
@@ -357,7 +360,7 @@ final class Epochs {
     private boolean seal(Handle h, int epoch, Instant now) {
         String table = "gantry_queue." + table(epoch);
         try {
-            Boolean pending = detachPending(h, epoch);
+            Boolean pending = detachPending(h, "gantry_queue.message", epoch);
             if (pending == Boolean.FALSE) {
                 proveEpoch(h, epoch);
                 if (!moveUnfinished(h, epoch)) {
@@ -391,13 +394,13 @@ final class Epochs {
         }
     }
 
-    /** Whether the epoch's detach from the hot table is under way; null when it is not attached there. */
-    private static Boolean detachPending(Handle h, int epoch) {
+    /** Whether the epoch's detach from {@code parent} is under way; null when it is not attached there. */
+    private static Boolean detachPending(Handle h, String parent, int epoch) {
         return h.createQuery("""
                         SELECT i.inhdetachpending FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
-                        WHERE i.inhparent = 'gantry_queue.message'::regclass AND c.relname = :name
+                        WHERE i.inhparent = CAST(:parent AS regclass) AND c.relname = :name
                         """)
-                .bind("name", table(epoch)).mapTo(Boolean.class).findOne().orElse(null);
+                .bind("parent", parent).bind("name", table(epoch)).mapTo(Boolean.class).findOne().orElse(null);
     }
 
     /**
@@ -436,7 +439,7 @@ final class Epochs {
 
     /**
      * Runs a concurrent detach (it cannot run in a transaction). Waiting for it blocks no queue statement, only other
-     * changes to the hot table's partitions, so it may wait longer than {@link #LOCK_WAIT}.
+     * changes to the parent's partitions, so it may wait longer than {@link #LOCK_WAIT}.
      */
     private static void detach(Handle h, String sql) {
         h.execute("SET lock_timeout = '" + DETACH_WAIT.toMillis() + "ms'");
@@ -470,13 +473,35 @@ final class Epochs {
         });
     }
 
-    private void drop(Handle h, int epoch) {
+    /**
+     * Drops an archived epoch. Dropping a partition would lock the whole archive, which unique-key checks and state
+     * lookups read: the epoch is first detached concurrently, which waits only for the statements already using it
+     * (blocking none), and a detach that timed out is finished next turn.
+     *
+     * @return whether it is dropped now
+     */
+    private boolean drop(Handle h, int epoch) {
+        String table = "gantry_queue." + table(epoch);
+        try {
+            Boolean pending = detachPending(h, "gantry_queue.message_archive", epoch);
+            if (pending != null) {
+                detach(h, "ALTER TABLE gantry_queue.message_archive DETACH PARTITION " + table
+                        + (pending ? " FINALIZE" : " CONCURRENTLY"));
+            }
+        } catch (RuntimeException e) {
+            if (!"55P03".equals(SqlFailures.sqlState(e))) { // lock_not_available: busy, try next turn
+                throw e;
+            }
+            log.info("archived queue epoch {} is busy; dropping it next turn", epoch);
+            return false;
+        }
         h.useTransaction(tx -> {
             tx.execute(LOCK_WAIT);
-            tx.execute("DROP TABLE IF EXISTS gantry_queue." + table(epoch));
+            tx.execute("DROP TABLE IF EXISTS " + table);
             tx.createUpdate("DELETE FROM gantry_queue.epoch WHERE epoch = :epoch").bind("epoch", epoch).execute();
         });
         log.debug("dropped archived queue epoch {}", epoch);
+        return true;
     }
 
     /** Runs {@code body} if this session wins the maintenance lock; otherwise another process is maintaining. */

@@ -386,6 +386,51 @@ class EpochMaintenanceIT {
         assertThat(queues.claim("waiting", "w", 10)).hasSize(1);
     }
 
+    @Test
+    void dropping_an_epoch_never_asks_for_a_lock_on_the_archive_that_key_lookups_would_wait_behind() throws Exception {
+        org.jdbi.v3.core.Jdbi jdbi = org.jdbi.v3.core.Jdbi.create(pg.dataSource());
+        int expiring = queues.liveEpochs().get(queues.liveEpochs().size() - 1);
+        long done = queues.enqueue(NewMessage.to("expiring").uniqueKey("once")).id();
+        queues.complete(queues.claim("expiring", "w", 1).get(0));
+        tick(Duration.ofSeconds(61));
+        tick(Duration.ofSeconds(61));
+        assertThat(queues.liveEpochs()).as("the epoch was archived").doesNotContain(expiring);
+        clock.advance(Duration.ofMinutes(11)); // past retention: dropped at the next turn
+        List<String> waits = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+        try (org.jdbi.v3.core.Handle reader = jdbi.open()) {
+            reader.begin();
+            // Holds the archive as a unique-key check in flight does; a lock request that conflicts with it would
+            // wait, and every key check and state lookup arriving meanwhile would queue behind that request.
+            reader.createQuery("SELECT count(*) FROM gantry_queue.message_archive").mapTo(Long.class).one();
+            java.util.concurrent.atomic.AtomicBoolean dropping = new java.util.concurrent.atomic.AtomicBoolean(true);
+            Thread sampler = Thread.ofPlatform().start(() -> {
+                try (org.jdbi.v3.core.Handle h = jdbi.open()) {
+                    while (dropping.get()) {
+                        waits.addAll(h.createQuery("""
+                                SELECT mode FROM pg_locks WHERE NOT granted AND locktype = 'relation'
+                                  AND relation = CAST('gantry_queue.message_archive' AS regclass)
+                                """).mapTo(String.class).list());
+                        Thread.sleep(2);
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            try {
+                queues.maintain(); // the detach waits for the reader, then leaves the rest to the next turn
+            } finally {
+                dropping.set(false);
+                sampler.join();
+            }
+            reader.commit();
+        }
+        assertThat(waits).as("lock requests on the archive left waiting").isEmpty();
+        tick(Duration.ofSeconds(61)); // finishes the drop, and seals the next epoch into the archive meanwhile
+        assertThat(queues.state(done)).as("dropped with its epoch").isEmpty();
+        assertThat(queues.enqueue(NewMessage.to("expiring").uniqueKey("once")).created())
+                .as("its unique key is free again").isTrue();
+    }
+
     /** Whether {@code partition}'s detach from the hot table is pending; null once it is not attached there. */
     private static Boolean detachPending(org.jdbi.v3.core.Jdbi jdbi, String partition) {
         return jdbi.withHandle(h -> h.createQuery("""
