@@ -425,7 +425,13 @@ class EpochMaintenanceIT {
             reader.commit();
         }
         assertThat(waits).as("lock requests on the archive left waiting").isEmpty();
+        int pending = jdbi.withHandle(h -> h.createQuery("""
+                SELECT count(*) FROM pg_inherits
+                WHERE inhparent = CAST('gantry_queue.message_archive' AS regclass) AND inhdetachpending
+                """).mapTo(Integer.class).one());
+        assertThat(pending).as("detaches from the archive left pending by the reader").isEqualTo(1);
         tick(Duration.ofSeconds(61)); // finishes the drop, and seals the next epoch into the archive meanwhile
+        assertThat(queues.liveEpochs()).as("epochs sealed while the drop was pending").hasSizeLessThanOrEqualTo(2);
         assertThat(queues.state(done)).as("dropped with its epoch").isEmpty();
         assertThat(queues.enqueue(NewMessage.to("expiring").uniqueKey("once")).created())
                 .as("its unique key is free again").isTrue();
