@@ -347,39 +347,12 @@ class EpochMaintenanceIT {
 
     @Test
     void a_seal_never_asks_for_a_lock_on_the_hot_table_that_queue_statements_would_wait_behind() throws Exception {
-        org.jdbi.v3.core.Jdbi jdbi = org.jdbi.v3.core.Jdbi.create(pg.dataSource());
         int due = queues.liveEpochs().get(queues.liveEpochs().size() - 1);
         queues.enqueue(NewMessage.to("waiting"));
         tick(Duration.ofSeconds(61));
         clock.advance(Duration.ofSeconds(61)); // the epoch is due for sealing at the next turn
-        List<String> waits = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
-        try (org.jdbi.v3.core.Handle reader = jdbi.open()) {
-            reader.begin();
-            // Holds the hot table as a statement in flight does; a lock request that conflicts with it would wait,
-            // and every queue statement arriving meanwhile would queue behind that request.
-            reader.createQuery("SELECT count(*) FROM gantry_queue.message").mapTo(Long.class).one();
-            java.util.concurrent.atomic.AtomicBoolean sealing = new java.util.concurrent.atomic.AtomicBoolean(true);
-            Thread sampler = Thread.ofPlatform().start(() -> {
-                try (org.jdbi.v3.core.Handle h = jdbi.open()) {
-                    while (sealing.get()) {
-                        waits.addAll(h.createQuery("""
-                                SELECT mode FROM pg_locks WHERE NOT granted AND locktype = 'relation'
-                                  AND relation = CAST('gantry_queue.message' AS regclass)
-                                """).mapTo(String.class).list());
-                        Thread.sleep(2);
-                    }
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            });
-            try {
-                queues.maintain(); // the detach waits for the reader, then leaves the rest to the next turn
-            } finally {
-                sealing.set(false);
-                sampler.join();
-            }
-            reader.commit();
-        }
+        // The detach waits for the reader, then leaves the rest to the next turn.
+        List<String> waits = lockRequestsWaitingOn("gantry_queue.message", queues::maintain);
         assertThat(waits).as("lock requests on the hot table left waiting").isEmpty();
         tick(Duration.ZERO);
         assertThat(queues.liveEpochs()).doesNotContain(due);
@@ -396,34 +369,8 @@ class EpochMaintenanceIT {
         tick(Duration.ofSeconds(61));
         assertThat(queues.liveEpochs()).as("the epoch was archived").doesNotContain(expiring);
         clock.advance(Duration.ofMinutes(11)); // past retention: dropped at the next turn
-        List<String> waits = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
-        try (org.jdbi.v3.core.Handle reader = jdbi.open()) {
-            reader.begin();
-            // Holds the archive as a unique-key check in flight does; a lock request that conflicts with it would
-            // wait, and every key check and state lookup arriving meanwhile would queue behind that request.
-            reader.createQuery("SELECT count(*) FROM gantry_queue.message_archive").mapTo(Long.class).one();
-            java.util.concurrent.atomic.AtomicBoolean dropping = new java.util.concurrent.atomic.AtomicBoolean(true);
-            Thread sampler = Thread.ofPlatform().start(() -> {
-                try (org.jdbi.v3.core.Handle h = jdbi.open()) {
-                    while (dropping.get()) {
-                        waits.addAll(h.createQuery("""
-                                SELECT mode FROM pg_locks WHERE NOT granted AND locktype = 'relation'
-                                  AND relation = CAST('gantry_queue.message_archive' AS regclass)
-                                """).mapTo(String.class).list());
-                        Thread.sleep(2);
-                    }
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            });
-            try {
-                queues.maintain(); // the detach waits for the reader, then leaves the rest to the next turn
-            } finally {
-                dropping.set(false);
-                sampler.join();
-            }
-            reader.commit();
-        }
+        // The detach waits for the reader, then leaves the rest to the next turn.
+        List<String> waits = lockRequestsWaitingOn("gantry_queue.message_archive", queues::maintain);
         assertThat(waits).as("lock requests on the archive left waiting").isEmpty();
         int pending = jdbi.withHandle(h -> h.createQuery("""
                 SELECT count(*) FROM pg_inherits
@@ -435,6 +382,42 @@ class EpochMaintenanceIT {
         assertThat(queues.state(done)).as("dropped with its epoch").isEmpty();
         assertThat(queues.enqueue(NewMessage.to("expiring").uniqueKey("once")).created())
                 .as("its unique key is free again").isTrue();
+    }
+
+    /**
+     * Runs {@code action} while another transaction holds {@code table} as a statement in flight does, and returns the
+     * modes of the lock requests on {@code table} seen waiting meanwhile (sampled every 2 ms): every statement that
+     * arrives behind such a request waits too.
+     */
+    private static List<String> lockRequestsWaitingOn(String table, Runnable action) throws InterruptedException {
+        org.jdbi.v3.core.Jdbi jdbi = org.jdbi.v3.core.Jdbi.create(pg.dataSource());
+        List<String> waits = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+        try (org.jdbi.v3.core.Handle reader = jdbi.open()) {
+            reader.begin();
+            reader.createQuery("SELECT count(*) FROM " + table).mapTo(Long.class).one();
+            java.util.concurrent.atomic.AtomicBoolean acting = new java.util.concurrent.atomic.AtomicBoolean(true);
+            Thread sampler = Thread.ofPlatform().start(() -> {
+                try (org.jdbi.v3.core.Handle h = jdbi.open()) {
+                    while (acting.get()) {
+                        waits.addAll(h.createQuery("""
+                                SELECT mode FROM pg_locks WHERE NOT granted AND locktype = 'relation'
+                                  AND relation = CAST(:table AS regclass)
+                                """).bind("table", table).mapTo(String.class).list());
+                        Thread.sleep(2);
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            try {
+                action.run();
+            } finally {
+                acting.set(false);
+                sampler.join();
+            }
+            reader.commit();
+        }
+        return waits;
     }
 
     /** Whether {@code partition}'s detach from the hot table is pending; null once it is not attached there. */
