@@ -24,6 +24,9 @@ final class ProcessTree {
     static final String MARKER_VARIABLE = "GANTRY_AGENT_TASK";
     private static final Duration POLL = Duration.ofMillis(50);
     private static final Duration KILL_WAIT = Duration.ofSeconds(2);
+    /** Scans for marked processes at most per task: a job that keeps forking is not chased forever. */
+    private static final int MARKED_SCANS = 5;
+    private static final Duration RESCAN_PAUSE = Duration.ofMillis(20);
     private static final Path PROC = Path.of("/proc");
     /** The start time's place among the fields after the command name (the state is the first; 22nd of the line). */
     private static final int START_TIME = 19;
@@ -47,12 +50,20 @@ final class ProcessTree {
      * @param startedSince {@link #threadStartTicks()} read on a thread that started before the task's first process
      */
     static void killMarked(String marker, long startedSince, Duration grace) throws InterruptedException {
-        Map<Long, ProcessHandle> all = new LinkedHashMap<>();
-        for (ProcessHandle p : marked(marker, startedSince)) {
-            all.put(p.pid(), p);
-            p.descendants().forEach(d -> all.put(d.pid(), d));
+        // A process in the middle of exec shows an empty environment for a moment (a step's background job that its
+        // shell has just forked, say), so one scan can miss it: scan again after a pause, until a scan finds none.
+        for (int scan = 1; scan <= MARKED_SCANS; scan++) {
+            Map<Long, ProcessHandle> all = new LinkedHashMap<>();
+            for (ProcessHandle p : marked(marker, startedSince)) {
+                all.put(p.pid(), p);
+                p.descendants().forEach(d -> all.put(d.pid(), d));
+            }
+            if (all.isEmpty() && scan > 1) {
+                return;
+            }
+            terminate(all, grace);
+            Thread.sleep(RESCAN_PAUSE);
         }
-        terminate(all, grace);
     }
 
     /**

@@ -83,7 +83,7 @@ public final class TaskRunner {
                 heartbeats.stop();
                 shipper.stop();
                 if (!leftoversKilled) {
-                    // Each scan reads the stat of every process on the machine: once per task is enough.
+                    // Each scan reads the stat of every process on the machine: one kill per task is enough.
                     ProcessTree.killMarked(marker, startTicks, settings.killGrace());
                 }
             }
