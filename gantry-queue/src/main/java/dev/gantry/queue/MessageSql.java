@@ -107,7 +107,15 @@ final class MessageSql {
             UPDATE gantry_queue.message m SET state = 2, finished_at = :now, lease_until = NULL
             FROM unnest(CAST(:ids AS bigint[]), CAST(:attempts AS int[])) AS done(id, attempt)
             WHERE m.id = ANY(CAST(:ids AS bigint[])) AND m.id = done.id AND m.attempt = done.attempt AND m.state = 1
-            RETURNING m.id
+            RETURNING m.id, m.attempt
+            """;
+
+    // As COMPLETE_ALL finds its messages.
+    static final String EXTEND_ALL = """
+            UPDATE gantry_queue.message m SET lease_until = :leaseUntil
+            FROM unnest(CAST(:ids AS bigint[]), CAST(:attempts AS int[])) AS held(id, attempt)
+            WHERE m.id = ANY(CAST(:ids AS bigint[])) AND m.id = held.id AND m.attempt = held.attempt AND m.state = 1
+            RETURNING m.id, m.attempt
             """;
 
     static final String RETRY = """
@@ -119,11 +127,6 @@ final class MessageSql {
     static final String BURY = """
             UPDATE gantry_queue.message
             SET state = 3, finished_at = :now, lease_until = NULL, worker = NULL, last_error = :error
-            WHERE id = :id AND attempt = :attempt AND state = 1
-            """;
-
-    static final String EXTEND = """
-            UPDATE gantry_queue.message SET lease_until = :leaseUntil
             WHERE id = :id AND attempt = :attempt AND state = 1
             """;
 

@@ -7,10 +7,13 @@ import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.Optional;
+import java.util.Set;
+import java.util.function.Consumer;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -19,6 +22,7 @@ import org.flywaydb.core.Flyway;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.HandleCallback;
 import org.jdbi.v3.core.Jdbi;
+import org.jdbi.v3.core.statement.Query;
 
 /**
  * The durable queue on one PostgreSQL database: enqueue in the caller's transaction, claim with leases, complete,
@@ -272,37 +276,52 @@ public final class Queues implements AutoCloseable {
     /**
      * Marks several held messages done in one transaction (one commit, so one flush to disk, for all of them).
      *
-     * @return the ids that were completed; a message missing from it was no longer held at its attempt
+     * @return the messages that were completed; one missing from it was no longer held at its attempt
      */
-    public java.util.Set<Long> completeAll(List<Message> messages) {
-        if (messages.isEmpty()) {
-            return java.util.Set.of();
-        }
+    public List<Message> completeAll(List<Message> messages) {
         Instant now = settings.clock().instant();
-        Long[] ids = messages.stream().map(Message::id).toArray(Long[]::new);
-        Integer[] attempts = messages.stream().map(Message::attempt).toArray(Integer[]::new);
-        java.util.Set<Long> done = transaction("complete", h -> {
-            java.util.Set<Long> completed = new java.util.HashSet<>(completeAll(h, now, ids, attempts));
-            if (completed.size() < ids.length) {
-                // PostgreSQL 18.1 sometimes let the statement skip a message whose row it had to wait for (a
-                // heartbeat extending its lease at that moment); 18.2 fixed it (HeartbeatRaceIT). The embedded server
-                // is newer, but an external one may not be: a second statement sees the heartbeat's row and completes
-                // it, where the completion would otherwise be lost and the message run again after its lease.
-                List<Message> missed = messages.stream().filter(m -> !completed.contains(m.id())).toList();
-                completed.addAll(completeAll(h, now, missed.stream().map(Message::id).toArray(Long[]::new),
-                        missed.stream().map(Message::attempt).toArray(Integer[]::new)));
-            }
-            return completed;
-        });
-        messages.stream().filter(m -> done.contains(m.id())).forEach(m -> metrics.count(m.queue(), "completed", 1));
+        List<Message> done = updateHeld("complete", MessageSql.COMPLETE_ALL, messages, q -> q.bind("now", ts(now)));
+        done.forEach(m -> metrics.count(m.queue(), "completed", 1));
         messages.stream().map(Message::queue).distinct().forEach(this::slotFreed);
         return done;
     }
 
-    private static List<Long> completeAll(Handle h, Instant now, Long[] ids, Integer[] attempts) {
-        return h.createQuery(MessageSql.COMPLETE_ALL).bind("now", ts(now))
-                .bindArray("ids", Long.class, (Object[]) ids).bindArray("attempts", Integer.class, (Object[]) attempts)
-                .mapTo(Long.class).list();
+    /**
+     * Runs one of the statements that change held messages by id and attempt ({@code :ids}, {@code :attempts}) for
+     * all of {@code messages} in one transaction, and returns those it changed.
+     */
+    private List<Message> updateHeld(String what, String sql, List<Message> messages, Consumer<Query> bind) {
+        if (messages.isEmpty()) {
+            return List.of();
+        }
+        Set<Held> changed = transaction(what, h -> {
+            Set<Held> found = new HashSet<>(updateHeld(h, sql, messages, bind));
+            if (found.size() < messages.size()) {
+                // PostgreSQL 18.1 sometimes let the statement skip a message whose row it had to wait for (a
+                // heartbeat extending its lease at that moment); 18.2 fixed it (HeartbeatRaceIT). The embedded server
+                // is newer, but an external one may not be: a second statement sees the other's row and changes it,
+                // where a completion would otherwise be lost and the message run again after its lease.
+                found.addAll(updateHeld(h, sql, messages.stream().filter(m -> !found.contains(Held.of(m))).toList(),
+                        bind));
+            }
+            return found;
+        });
+        return messages.stream().filter(m -> changed.contains(Held.of(m))).toList();
+    }
+
+    private static List<Held> updateHeld(Handle h, String sql, List<Message> messages, Consumer<Query> bind) {
+        Query q = h.createQuery(sql)
+                .bindArray("ids", Long.class, messages.stream().map(Message::id).toArray())
+                .bindArray("attempts", Integer.class, messages.stream().map(Message::attempt).toArray());
+        bind.accept(q);
+        return q.map((rs, ctx) -> new Held(rs.getLong(1), rs.getInt(2))).list();
+    }
+
+    /** A message at one attempt: a redelivery and the stale delivery it replaced are two. */
+    private record Held(long id, int attempt) {
+        static Held of(Message m) {
+            return new Held(m.id(), m.attempt());
+        }
     }
 
     /**
@@ -330,12 +349,25 @@ public final class Queues implements AutoCloseable {
         return retry;
     }
 
-    /** Extends the lease of a held message by {@link QueueSettings#lease()} from now. */
-    public Instant heartbeat(Message message) {
+    /**
+     * Extends the leases of held messages by {@link QueueSettings#lease()} from now, in one transaction.
+     *
+     * @return the messages whose lease was extended; one missing from it was no longer held at its attempt
+     */
+    public List<Message> heartbeatAll(List<Message> messages) {
         Instant until = settings.clock().instant().plus(settings.lease());
-        held(message, "heartbeat", h -> h.createUpdate(MessageSql.EXTEND).bind("id", message.id())
-                .bind("attempt", message.attempt()).bind("leaseUntil", ts(until)).execute());
-        return until;
+        return updateHeld("heartbeat", MessageSql.EXTEND_ALL, messages, q -> q.bind("leaseUntil", ts(until)));
+    }
+
+    /**
+     * Extends the lease of one held message by {@link QueueSettings#lease()} from now.
+     *
+     * @throws LeaseLostException when the message is no longer held at its attempt
+     */
+    public void heartbeat(Message message) {
+        if (heartbeatAll(List.of(message)).isEmpty()) {
+            throw new LeaseLostException(message.id(), message.attempt());
+        }
     }
 
     /**
@@ -465,7 +497,7 @@ public final class Queues implements AutoCloseable {
     private void held(Message message, String what, java.util.function.ToIntFunction<Handle> update) {
         int rows = transaction(what, h -> {
             int n = update.applyAsInt(h);
-            // A second look, as in completeAll: PostgreSQL 18.1 could skip a row the statement waited for.
+            // A second look, as in updateHeld: PostgreSQL 18.1 could skip a row the statement waited for.
             return n == 0 ? update.applyAsInt(h) : n;
         });
         if (rows == 0) {

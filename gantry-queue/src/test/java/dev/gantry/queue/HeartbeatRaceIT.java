@@ -61,9 +61,9 @@ class HeartbeatRaceIT {
                     return;
                 }
                 Message m = now.get(ThreadLocalRandom.current().nextInt(now.size()));
-                jdbi.useTransaction(h -> h.createUpdate(MessageSql.EXTEND).bind("id", m.id())
-                        .bind("attempt", m.attempt()).bind("leaseUntil", Queues.ts(Instant.now().plusSeconds(3600)))
-                        .execute());
+                jdbi.useTransaction(h -> h.createQuery(MessageSql.EXTEND_ALL)
+                        .bindArray("ids", Long.class, m.id()).bindArray("attempts", Integer.class, m.attempt())
+                        .bind("leaseUntil", Queues.ts(Instant.now().plusSeconds(3600))).mapTo(Long.class).list());
                 heartbeats.increment();
             });
             load.repeat("completer", () -> {

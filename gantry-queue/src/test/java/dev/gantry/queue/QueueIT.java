@@ -65,7 +65,7 @@ class QueueIT {
         List<Message> held = queues.claim("builds", "w1", 2);
         Message stale = new Message(held.get(1).id(), "builds", "", null, "", 0, 99, 5, Instant.EPOCH, Instant.EPOCH,
                 null);
-        assertThat(queues.completeAll(List.of(held.get(0), stale))).containsExactly(held.get(0).id());
+        assertThat(queues.completeAll(List.of(held.get(0), stale))).containsExactly(held.get(0));
         assertThat(queues.state(held.get(0).id())).contains(MessageState.DONE);
         assertThat(queues.state(held.get(1).id())).contains(MessageState.RUNNING);
     }
@@ -290,6 +290,26 @@ class QueueIT {
         clock.advance(Duration.ofSeconds(20));
         assertThat(queues.rescueExpired(100)).isZero();
         queues.complete(m);
+    }
+
+    @Test
+    void a_batch_heartbeat_extends_the_held_leases_and_skips_stale_deliveries() {
+        queues.enqueue(NewMessage.to("builds"));
+        queues.enqueue(NewMessage.to("builds"));
+        List<Message> held = queues.claim("builds", "w1", 2);
+        clock.advance(Duration.ofSeconds(10));
+        queues.heartbeat(held.get(0));
+        clock.advance(Duration.ofSeconds(21)); // the second's 30-s lease ran out; the first's runs 9 s more
+        assertThat(queues.rescueExpired(100)).isEqualTo(1);
+        Message again = queues.claim("builds", "w2", 1).get(0);
+        assertThat(again.id()).isEqualTo(held.get(1).id());
+
+        // The stale delivery and the redelivery of one message differ by attempt only.
+        assertThat(queues.heartbeatAll(List.of(held.get(0), held.get(1), again)))
+                .containsExactlyInAnyOrder(held.get(0), again);
+        clock.advance(Duration.ofSeconds(25)); // both leases were renewed for 30 s
+        assertThat(queues.rescueExpired(100)).isZero();
+        assertThat(queues.completeAll(List.of(held.get(0), again))).hasSize(2);
     }
 
     @Test

@@ -147,6 +147,43 @@ class WorkerIT {
     }
 
     @Test
+    void heartbeats_write_only_leases_a_third_used_and_keep_a_long_delivery_from_being_rescued() throws Exception {
+        dev.gantry.testkit.ManualClock clock = new dev.gantry.testkit.ManualClock();
+        try (Queues timed = Queues.start(pg.dataSource(), QueueSettings.defaults().withClock(clock)
+                .withLease(Duration.ofSeconds(3)))) {
+            long id = timed.enqueue(NewMessage.to("long")).id();
+            java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(1);
+            java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+            AtomicInteger runs = new AtomicInteger();
+            Jdbi jdbi = Jdbi.create(pg.dataSource());
+            java.util.function.Supplier<String> rowVersion = () -> jdbi.withHandle(h -> h.createQuery(
+                    "SELECT CAST(xmin AS text) FROM gantry_queue.message WHERE id = :id").bind("id", id)
+                    .mapTo(String.class).one());
+            try (Worker w = Worker.start(timed, "long", m -> {
+                runs.incrementAndGet();
+                started.countDown();
+                release.await();
+            }, Worker.Options.named("w", 1))) {
+                started.await();
+                try {
+                    String claimed = rowVersion.get();
+                    Thread.sleep(2_500); // two heartbeat passes (every lease / 3 = 1 s) on a lease not used yet
+                    assertThat(rowVersion.get()).as("a fresh lease is not written again").isEqualTo(claimed);
+
+                    clock.advance(Duration.ofMillis(1_500)); // half the lease used: the next pass renews it
+                    await().atMost(Duration.ofSeconds(3)).until(() -> !rowVersion.get().equals(claimed));
+                    clock.advance(Duration.ofMillis(2_500)); // past the claim's lease, within the renewed one
+                    assertThat(timed.rescueExpired(10)).isZero();
+                } finally {
+                    release.countDown();
+                }
+                await().atMost(Duration.ofSeconds(5)).until(() -> timed.state(id).orElseThrow() == MessageState.DONE);
+            }
+            assertThat(runs).hasValue(1);
+        }
+    }
+
+    @Test
     void a_prefetched_message_whose_lease_was_lost_is_withdrawn_and_its_slot_reused() throws Exception {
         try (Queues timed = Queues.start(pg.dataSource(), QueueSettings.defaults().withLease(Duration.ofSeconds(3)))) {
             List<Long> ids = enqueue("prefetch", 2);
