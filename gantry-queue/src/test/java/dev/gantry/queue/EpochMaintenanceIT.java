@@ -107,7 +107,41 @@ class EpochMaintenanceIT {
         assertThat(plan).as("the stats' plan").noneMatch(line -> line.contains("Seq Scan on message_" + epoch + " "));
     }
 
-        @Test
+    @Test
+    void a_seal_finds_the_unfinished_messages_through_their_indexes_not_by_reading_the_whole_epoch() {
+        org.jdbi.v3.core.Jdbi jdbi = org.jdbi.v3.core.Jdbi.create(pg.dataSource());
+        int epoch = queues.liveEpochs().get(queues.liveEpochs().size() - 1);
+        String table = "gantry_queue.message_" + epoch;
+        // An epoch's worth of finished messages, three still ready and two running, not analysed: as a seal finds it.
+        jdbi.useHandle(h -> h.execute("""
+                INSERT INTO gantry_queue.message (epoch, id, queue, state, priority, group_key, run_at, attempt,
+                                                  max_attempts, payload, enqueued_at, finished_at, lease_until)
+                SELECT %d, nextval('gantry_queue.message_id'), 'sealed', CASE WHEN g <= 3 THEN 0 WHEN g <= 5 THEN 1 ELSE 2 END,
+                       0, '', now(), 1, 1, '', now(), CASE WHEN g > 5 THEN now() END,
+                       CASE WHEN g IN (4, 5) THEN now() + interval '1 hour' END
+                FROM generate_series(1, 50000) g
+                """.formatted(epoch)));
+
+        long unfinished = jdbi.withHandle(h -> h.createQuery(Epochs.countUnfinished(table)).bind("batch", 1_001)
+                .mapTo(Long.class).one());
+        assertThat(unfinished).isEqualTo(5);
+        for (String statement : List.of(Epochs.countUnfinished(table), "WITH " + Epochs.unfinishedIds(table,
+                " FOR UPDATE SKIP LOCKED") + " UPDATE gantry_queue.message SET epoch = epoch WHERE epoch = " + epoch
+                + " AND id IN (SELECT id FROM ready UNION ALL SELECT id FROM running)")) {
+            List<String> plan = jdbi.withHandle(h -> h.createQuery("EXPLAIN " + statement).bind("batch", 500)
+                    .mapTo(String.class).list());
+            assertThat(plan).as("the plan of %s", statement).noneMatch(line -> line.contains("Seq Scan"));
+        }
+
+        tick(Duration.ofSeconds(61));
+        tick(Duration.ofSeconds(61));
+        assertThat(queues.liveEpochs()).as("the epoch was sealed").doesNotContain(epoch);
+        long moved = jdbi.withHandle(h -> h.createQuery("SELECT count(*) FROM gantry_queue.message "
+                + "WHERE queue = 'sealed'").mapTo(Long.class).one());
+        assertThat(moved).as("the unfinished messages, moved forward").isEqualTo(5);
+    }
+
+    @Test
     void an_old_snapshot_does_not_keep_sealed_epochs_in_the_hot_table() throws Exception {
         try (Connection old = pg.dataSource().getConnection(); Statement s = old.createStatement()) {
             old.setAutoCommit(false);
