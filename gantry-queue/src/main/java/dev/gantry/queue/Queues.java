@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -310,9 +311,12 @@ public final class Queues implements AutoCloseable {
     }
 
     private static List<Held> updateHeld(Handle h, String sql, List<Message> messages, Consumer<Query> bind) {
+        // Each id once, at its highest attempt: a lower one is a stale delivery, which the row no longer matches.
+        Map<Long, Integer> latest = new LinkedHashMap<>();
+        messages.forEach(m -> latest.merge(m.id(), m.attempt(), Math::max));
         Query q = h.createQuery(sql)
-                .bindArray("ids", Long.class, messages.stream().map(Message::id).toArray())
-                .bindArray("attempts", Integer.class, messages.stream().map(Message::attempt).toArray());
+                .bindArray("ids", Long.class, latest.keySet().toArray())
+                .bindArray("attempts", Integer.class, latest.values().toArray());
         bind.accept(q);
         return q.map((rs, ctx) -> new Held(rs.getLong(1), rs.getInt(2))).list();
     }
