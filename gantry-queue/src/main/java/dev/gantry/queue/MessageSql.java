@@ -100,12 +100,10 @@ final class MessageSql {
             WHERE id = :id AND attempt = :attempt AND state = 1
             """;
 
-    // The ids go into the index condition (id = ANY), so the messages are found through the primary key whatever
-    // the statistics say: a partition opened a moment ago has none, and the planner, taking it for tiny or its
-    // running messages for few, would otherwise scan all of it (or an index of every message that ran) per batch.
-    // Each row's attempt is looked up by its id's position in :ids, not joined: with a join, the planner probed the
-    // index once per id, sorting the whole array again each time (190 ms for a batch of 500 under load). So :ids
-    // must hold each id once (Queues.updateHeld sends the highest attempt of each).
+    // The messages are found through the primary key (id = ANY), in a transaction without sequential scans (see
+    // Queues.heldQuery). Each row's attempt is looked up by its id's position in :ids, not joined: with a join, the
+    // planner probed the index once per id, sorting the whole array again each time (190 ms for a batch of 500
+    // under load). So :ids must hold each id once (Queues.heldQuery sends the highest attempt of each).
     static final String COMPLETE_ALL = """
             UPDATE gantry_queue.message m SET state = 2, finished_at = :now, lease_until = NULL
             WHERE m.id = ANY(CAST(:ids AS bigint[])) AND m.state = 1

@@ -311,14 +311,26 @@ public final class Queues implements AutoCloseable {
     }
 
     private static List<Held> updateHeld(Handle h, String sql, List<Message> messages, Consumer<Query> bind) {
+        Query q = heldQuery(h, sql, messages);
+        bind.accept(q);
+        return q.map((rs, ctx) -> new Held(rs.getLong(1), rs.getInt(2))).list();
+    }
+
+    /**
+     * {@code sql} with {@code messages} bound as {@code :ids} and {@code :attempts}, to run in {@code h}'s
+     * transaction. The primary key is the only good way to the messages, but the planner cannot know it for a young
+     * partition: without statistics it takes the partition for small and reads all of it for each batch (the
+     * benchmark's young epochs were read whole a few hundred times each). So sequential scans are off for the
+     * transaction.
+     */
+    static Query heldQuery(Handle h, String sql, List<Message> messages) {
+        h.execute("SET LOCAL enable_seqscan = off");
         // Each id once, at its highest attempt: a lower one is a stale delivery, which the row no longer matches.
         Map<Long, Integer> latest = new LinkedHashMap<>();
         messages.forEach(m -> latest.merge(m.id(), m.attempt(), Math::max));
-        Query q = h.createQuery(sql)
+        return h.createQuery(sql)
                 .bindArray("ids", Long.class, latest.keySet().toArray())
                 .bindArray("attempts", Integer.class, latest.values().toArray());
-        bind.accept(q);
-        return q.map((rs, ctx) -> new Held(rs.getLong(1), rs.getInt(2))).list();
     }
 
     /** A message at one attempt: a redelivery and the stale delivery it replaced are two. */
