@@ -4,6 +4,7 @@ import dev.gantry.queue.NewMessage;
 import dev.gantry.queue.QueueSettings;
 import dev.gantry.queue.Queues;
 import dev.gantry.queue.Worker;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -59,8 +60,10 @@ final class GantrySystem implements QueueSystem {
         this.dataSource = dataSource;
         this.config = config;
         QueueSettings settings = QueueSettings.defaults().withEpochLength(EPOCH_LENGTH).withRetention(RETENTION);
-        workerSide = Queues.start(dataSource, settings);
-        producerSide = Queues.start(dataSource, settings);
+        // Meters of their own: on the global registry the second instance's gauges (and every later system's)
+        // would be refused with a warning, and the first ones would keep the closed instances alive.
+        workerSide = Queues.start(dataSource, settings, new SimpleMeterRegistry());
+        producerSide = Queues.start(dataSource, settings, new SimpleMeterRegistry());
         jdbi = Jdbi.create(dataSource);
         maintenance = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().name("bench-maintain").daemon()
                 .factory());
