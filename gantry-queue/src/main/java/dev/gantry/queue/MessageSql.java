@@ -100,8 +100,8 @@ final class MessageSql {
             WHERE id = :id AND attempt = :attempt AND state = 1
             """;
 
-    // The messages are found through the primary key (id = ANY), in a transaction without sequential scans (see
-    // Queues.heldQuery). Each row's attempt is looked up by its id's position in :ids, not joined: with a join, the
+    // The messages are found through the primary key (id = ANY), in a transaction without sequential scans and with
+    // the generic plan (see Queues.heldQuery). Each row's attempt is looked up by its id's position in :ids, not joined: with a join, the
     // planner probed the index once per id, sorting the whole array again each time (190 ms for a batch of 500
     // under load). So :ids must hold each id once (Queues.heldQuery sends the highest attempt of each).
     static final String COMPLETE_ALL = """
