@@ -72,6 +72,12 @@ record QueueBenchConfig(int workers, int burnDownMessages, Duration burnDownTime
         return quick ? quick() : full();
     }
 
+    /** This configuration with the steady load at {@code fraction} of gantry-queue's burn-down rate. */
+    QueueBenchConfig withSteadyFraction(double fraction) {
+        return new QueueBenchConfig(workers, burnDownMessages, burnDownTimeout, steadyFor, drainTimeout, fraction,
+                producers, producerTick, enqueueBatch, dbSchedulerPoll, poolSize, warmUpMessages, warmUpSteadyFor);
+    }
+
     /** One line for the top of the report. */
     String describe() {
         return String.format(Locale.ROOT, "W=%d workers; burn-down %,d messages (timeout %ds); steady %ds at %.0f%% "

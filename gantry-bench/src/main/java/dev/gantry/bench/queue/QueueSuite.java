@@ -30,7 +30,7 @@ public final class QueueSuite implements Suite {
 
     @Override
     public int run(boolean quick, PrintStream out, PrintStream err) throws Exception {
-        QueueBenchConfig config = QueueBenchConfig.of(quick);
+        QueueBenchConfig config = QueueBenchConfig.of(quick).withSteadyFraction(steadyFraction());
         List<Supplier<QueueSystem>> systems = selected(List.of(GantrySystem::new, DbSchedulerSystem::new,
                 JobRunrSystem::new));
         List<Figures> burnDown = new ArrayList<>();
@@ -137,6 +137,25 @@ public final class QueueSuite implements Suite {
     }
 
     static final String ONLY = "bench.queue.only";
+
+    /**
+     * The steady load's share of gantry-queue's burn-down rate: the system property {@value #STEADY_FRACTION}
+     * (e.g. {@code 0.5}, to see the latency at lighter loads), {@link QueueBenchConfig#STEADY_FRACTION} when unset.
+     */
+    private static double steadyFraction() {
+        String text = System.getProperty(STEADY_FRACTION);
+        if (text == null || text.isBlank()) {
+            return QueueBenchConfig.STEADY_FRACTION;
+        }
+        try {
+            return Double.parseDouble(text);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(STEADY_FRACTION + "=" + text + " is not a number; give a fraction "
+                    + "such as 0.5");
+        }
+    }
+
+    static final String STEADY_FRACTION = "bench.queue.steadyFraction";
 
     /** The system load average over the last minute, which tells whether something else was running. */
     private static String load() {
