@@ -26,9 +26,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Delivery is at least once: a handler may see a message again after a crash or a lost lease, so handlers must be
  * idempotent (key their side effects by message id and attempt). When a heartbeat finds the lease lost (the message
- * was rescued while the handler ran too long or the database was away), the handler's thread is interrupted; handlers
- * must stop when interrupted, or they may overlap the redelivery. {@link #close()} stops claiming and waits for the
- * messages in flight.
+ * was rescued while the handler ran too long), or the lease runs out without a renewal (the database was away), the
+ * handler's thread is interrupted; handlers must stop when interrupted, or they may overlap the redelivery.
+ * {@link #close()} stops claiming and waits for the messages in flight.
  */
 public final class Worker implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Worker.class);
@@ -116,11 +116,14 @@ public final class Worker implements AutoCloseable {
     private final AtomicBoolean running = new AtomicBoolean(true);
     private final Thread claimer;
     private final Thread heartbeater;
+    private final Thread expirer;
     private final Thread completer;
     /** Handled deliveries waiting for their completion to commit, in one transaction with the others waiting. */
     private final LinkedBlockingQueue<Delivery> finished = new LinkedBlockingQueue<>();
     private volatile boolean handlersDone;
     static final int MAX_COMPLETION_BATCH = 500;
+    /** The longest a delivery runs on after its lease ran out here unrenewed (see {@link #expiryLoop}). */
+    static final Duration EXPIRY_CHECK = Duration.ofSeconds(1);
 
     private Worker(Queues queues, String queue, Handler handler, Options options) {
         this.queues = queues;
@@ -132,6 +135,7 @@ public final class Worker implements AutoCloseable {
                 Thread.ofPlatform().name("queue-" + queue + "-", 0).factory());
         this.claimer = Thread.ofPlatform().name("queue-" + queue + "-claimer").unstarted(this::claimLoop);
         this.heartbeater = Thread.ofPlatform().name("queue-" + queue + "-heartbeat").daemon().unstarted(this::heartbeatLoop);
+        this.expirer = Thread.ofPlatform().name("queue-" + queue + "-expiry").daemon().unstarted(this::expiryLoop);
         this.completer = Thread.ofPlatform().name("queue-" + queue + "-completer").unstarted(this::completeLoop);
     }
 
@@ -141,6 +145,7 @@ public final class Worker implements AutoCloseable {
         Worker w = new Worker(queues, queue, handler, options);
         w.claimer.start();
         w.heartbeater.start();
+        w.expirer.start();
         w.completer.start();
         return w;
     }
@@ -276,7 +281,8 @@ public final class Worker implements AutoCloseable {
             sleep(every);
             Instant now = queues.settings().clock().instant();
             Instant renewBefore = now.plus(lease).minus(every);
-            List<Delivery> due = inFlight.stream().filter(d -> d.leaseUntil.isBefore(renewBefore)).toList();
+            List<Delivery> due = inFlight.stream()
+                    .filter(d -> !d.handling.isCancelled() && d.leaseUntil.isBefore(renewBefore)).toList();
             if (due.isEmpty()) {
                 continue;
             }
@@ -293,21 +299,36 @@ public final class Worker implements AutoCloseable {
                 if (kept.contains(d.message)) {
                     d.leaseUntil = now.plus(lease); // the database's is a moment later
                 } else {
-                    leaseLost(d);
+                    leaseLost(d, "was lost");
                 }
             }
         }
     }
 
     /**
-     * A handled delivery is either completed by now (its removal from inFlight is a moment behind the commit) or its
-     * completion will report the loss: only one still waiting or running stops, since its message was rescued and
-     * may be redelivered, and it must not run beside that.
+     * Stops the deliveries whose lease has run out here without a renewal (the database was away): the sweeper may
+     * hand such a message to another worker as soon as the database is back, and waiting for the next heartbeat that
+     * reaches it would let the two run side by side for up to a third of a lease. A thread of its own, because a
+     * heartbeat waits for the database while it is away.
      */
-    private void leaseLost(Delivery d) {
+    private void expiryLoop() {
+        while (running.get() || !inFlight.isEmpty()) {
+            sleep(EXPIRY_CHECK);
+            Instant now = queues.settings().clock().instant();
+            inFlight.stream().filter(d -> !d.leaseUntil.isAfter(now))
+                    .forEach(d -> leaseLost(d, "ran out at " + d.leaseUntil + " without a renewal"));
+        }
+    }
+
+    /**
+     * A handled delivery is either completed by now (its removal from inFlight is a moment behind the commit) or its
+     * completion will report the loss: only one still waiting or running stops, since its message was rescued (or
+     * may be) and may be redelivered, and it must not run beside that.
+     */
+    private void leaseLost(Delivery d, String how) {
         if (inFlight.contains(d) && !d.handling.isDone()) {
-            log.warn("queue {}: {}; stopping its delivery", queue,
-                    new LeaseLostException(d.message.id(), d.message.attempt()).getMessage());
+            log.warn("queue {}: the lease of message {} at attempt {} {}; stopping its delivery", queue,
+                    d.message.id(), d.message.attempt(), how);
             d.handling.cancel(true);
             if (d.taken.compareAndSet(false, true)) { // it was still waiting: nothing else frees its slot
                 inFlight.remove(d);

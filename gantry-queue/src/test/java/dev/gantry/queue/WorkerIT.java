@@ -147,6 +147,44 @@ class WorkerIT {
     }
 
     @Test
+    void a_delivery_stops_when_its_lease_runs_out_while_the_database_is_away() throws Exception {
+        long id = enqueue("away", 1).get(0);
+        java.util.concurrent.CountDownLatch firstStarted = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.atomic.AtomicLong interruptedAt = new java.util.concurrent.atomic.AtomicLong();
+        AtomicInteger runs = new AtomicInteger();
+        try (Worker w = Worker.start(queues, "away", m -> {
+            runs.incrementAndGet();
+            if (m.attempt() == 1) {
+                firstStarted.countDown();
+                try {
+                    Thread.sleep(60_000); // stuck, until interrupted
+                } catch (InterruptedException e) {
+                    interruptedAt.set(System.nanoTime());
+                    throw e;
+                }
+            }
+        }, Worker.Options.named("w", 1))) {
+            firstStarted.await();
+            long stoppedAt = System.nanoTime();
+            pg.stopServer();
+            try {
+                // No heartbeat can renew the 5-s lease now. Once it has run out, the sweeper may hand the message to
+                // another worker the moment the database is back: the stale delivery must have stopped before that.
+                await().atMost(Duration.ofSeconds(10)).until(() -> interruptedAt.get() != 0);
+                assertThat(Duration.ofNanos(interruptedAt.get() - stoppedAt)).as("within the lease, plus a check")
+                        .isLessThan(Duration.ofSeconds(5).plus(Worker.EXPIRY_CHECK).plusSeconds(1));
+            } finally {
+                pg.startServer();
+            }
+            await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200)).ignoreExceptions().until(() -> {
+                queues.rescueExpired(10);
+                return queues.state(id).orElseThrow() == MessageState.DONE;
+            });
+        }
+        assertThat(runs).as("the stale delivery, then the redelivery").hasValue(2);
+    }
+
+    @Test
     void heartbeats_write_only_leases_a_third_used_and_keep_a_long_delivery_from_being_rescued() throws Exception {
         dev.gantry.testkit.ManualClock clock = new dev.gantry.testkit.ManualClock();
         try (Queues timed = Queues.start(pg.dataSource(), QueueSettings.defaults().withClock(clock)
