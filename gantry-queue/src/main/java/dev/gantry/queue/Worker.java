@@ -124,6 +124,8 @@ public final class Worker implements AutoCloseable {
     static final int MAX_COMPLETION_BATCH = 500;
     /** The longest a delivery runs on after its lease ran out here unrenewed (see {@link #expiryLoop}). */
     static final Duration EXPIRY_CHECK = Duration.ofSeconds(1);
+    /** How long {@link #close()} waits for the handlers, then for their completions to be recorded. */
+    static final Duration CLOSE_WAIT = Duration.ofSeconds(30);
 
     private Worker(Queues queues, String queue, Handler handler, Options options) {
         this.queues = queues;
@@ -246,14 +248,26 @@ public final class Worker implements AutoCloseable {
                 batch.clear();
                 failures = 0;
             } catch (InterruptedException e) {
-                return;
+                break;
             } catch (RuntimeException e) {
                 Duration wait = Backoff.delay(++failures, Duration.ofMillis(100), options.maxBackoff(),
                         queues.settings().random());
                 log.warn("queue {}: could not record {} completions, retrying in {} ms: {}", queue, batch.size(),
                         wait.toMillis(), e.getMessage());
-                sleep(wait);
+                try {
+                    Thread.sleep(wait);
+                } catch (InterruptedException stop) {
+                    break;
+                }
             }
+        }
+        // Interrupted by close(), which waited long enough for the database: these messages were handled but their
+        // completions are not recorded, so they run again once their leases run out (at least once).
+        finished.drainTo(batch);
+        if (!batch.isEmpty()) {
+            log.warn("queue {}: closing without recording {} completions; those messages will run again after their "
+                    + "leases", queue, batch.size());
+            batch.forEach(inFlight::remove);
         }
     }
 
@@ -355,7 +369,11 @@ public final class Worker implements AutoCloseable {
         return inFlight.size();
     }
 
-    /** Stops claiming, waits up to 30 s for the messages in flight, then stops. */
+    /**
+     * Stops claiming, waits up to {@link #CLOSE_WAIT} for the handlers and as long again for their completions to be
+     * recorded, then stops. Completions the database has not taken by then (it is away) are given up: those messages
+     * run again after their leases.
+     */
     @Override
     public void close() {
         running.set(false);
@@ -363,11 +381,16 @@ public final class Worker implements AutoCloseable {
         try {
             claimer.join(10_000);
             handlers.shutdown();
-            if (!handlers.awaitTermination(30, TimeUnit.SECONDS)) {
+            if (!handlers.awaitTermination(CLOSE_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
                 handlers.shutdownNow();
             }
             handlersDone = true;
-            completer.join(30_000);
+            completer.join(CLOSE_WAIT.toMillis());
+            if (completer.isAlive()) {
+                // The database is still away: give up the completions it holds rather than leave it running.
+                completer.interrupt();
+                completer.join(CLOSE_WAIT.toMillis());
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

@@ -185,6 +185,45 @@ class WorkerIT {
     }
 
     @Test
+    void closing_while_the_database_is_away_gives_up_the_unrecorded_completions_and_stops() throws Exception {
+        long id = enqueue("closing", 1).get(0);
+        java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        Worker w = Worker.start(queues, "closing", m -> {
+            started.countDown();
+            release.await();
+        }, Worker.Options.named("w", 1));
+        started.await();
+        pg.stopServer();
+        try {
+            release.countDown(); // handled, but its completion cannot be recorded now
+            long closing = System.nanoTime();
+            w.close();
+            assertThat(Duration.ofNanos(System.nanoTime() - closing)).as("close() gave up waiting")
+                    .isLessThan(Worker.CLOSE_WAIT.multipliedBy(2));
+            assertThat(w.inFlight()).isZero();
+            assertThat(threadsNamed("queue-closing-completer")).as("the completer stopped").isZero();
+            // The heartbeat and expiry threads end at their next look, with nothing in flight.
+            await().atMost(Duration.ofSeconds(5)).until(() -> threadsNamed("queue-closing-") == 0);
+        } finally {
+            pg.startServer();
+        }
+        // The completion was given up: the message runs again once its lease has run out.
+        AtomicInteger runs = new AtomicInteger();
+        try (Worker again = Worker.start(queues, "closing", m -> runs.incrementAndGet(), Worker.Options.named("w", 1))) {
+            await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200)).ignoreExceptions().until(() -> {
+                queues.rescueExpired(10);
+                return queues.state(id).orElseThrow() == MessageState.DONE;
+            });
+        }
+        assertThat(runs).hasValue(1);
+    }
+
+    private static long threadsNamed(String prefix) {
+        return Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().startsWith(prefix)).count();
+    }
+
+    @Test
     void heartbeats_write_only_leases_a_third_used_and_keep_a_long_delivery_from_being_rescued() throws Exception {
         dev.gantry.testkit.ManualClock clock = new dev.gantry.testkit.ManualClock();
         try (Queues timed = Queues.start(pg.dataSource(), QueueSettings.defaults().withClock(clock)
