@@ -33,6 +33,37 @@ class ErrorPositionsTest {
     }
 
     @Test
+    void a_version_2_config_using_a_command_is_told_it_needs_2_1() {
+        // The command's definition is read despite the error, and invoking it must not break the compiler.
+        Diagnostic d = onlyError("""
+                version: 2
+                commands:
+                  greet: {parameters: {to: {type: string, default: world}}, steps: [{run: echo << parameters.to >>}]}
+                jobs:
+                  hello: {docker: [{image: alpine}], steps: [greet, {greet: {to: team}}]}
+                workflows:
+                  w: {jobs: [hello]}
+                """);
+        at(d, 2, 1, "commands");
+        assertThat(d.message()).isEqualTo("'commands' needs version 2.1");
+    }
+
+    @Test
+    void a_version_2_config_using_an_executor_is_told_it_needs_2_1() {
+        Diagnostic d = onlyError("""
+                version: 2
+                executors:
+                  small: {parameters: {tag: {type: string, default: "3"}}, docker: [{image: "alpine:<< parameters.tag >>"}]}
+                jobs:
+                  hello: {executor: {name: small, tag: "3.20"}, steps: [checkout]}
+                workflows:
+                  w: {jobs: [hello]}
+                """);
+        at(d, 2, 1, "executors");
+        assertThat(d.message()).isEqualTo("'executors' needs version 2.1");
+    }
+
+    @Test
     void unknown_job_key_points_at_the_key_with_a_suggestion() {
         Diagnostic d = onlyError(job("    paralelism: 2\n    steps: [checkout]\n"));
         at(d, 5, 5, "jobs.build.paralelism");

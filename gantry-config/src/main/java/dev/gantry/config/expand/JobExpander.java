@@ -69,8 +69,8 @@ final class JobExpander {
             return null;
         }
         checkKeys(def.body(), def.path(), JOB_KEYS, "a job");
-        YNode.MapNode body = pipelineEnv == null ? def.body()
-                : (YNode.MapNode) substitutor.apply(def.body(), pipelineEnv.withParameters(bound, owner), def.path());
+        YNode.MapNode body = (YNode.MapNode) substitutor.applyParameters(def.body(), pipelineEnv, bound, owner,
+                def.path());
         Resolved exec = executor(body, def);
         if (exec == null) {
             return null;
@@ -162,7 +162,7 @@ final class JobExpander {
             return null;
         }
         checkKeys(exec.body(), exec.path(), EXECUTOR_KEYS, "an executor");
-        YNode.MapNode body2 = (YNode.MapNode) substitutor.apply(exec.body(), pipelineEnv.withParameters(bound, owner),
+        YNode.MapNode body2 = (YNode.MapNode) substitutor.applyParameters(exec.body(), pipelineEnv, bound, owner,
                 exec.path());
         Executor e = executors.read(body2, exec.path());
         if (e == null) {

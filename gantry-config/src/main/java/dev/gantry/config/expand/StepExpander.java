@@ -146,8 +146,7 @@ final class StepExpander {
             problems.error(def.body().pos(), def.path(), "command '" + name + "' has no 'steps'");
             return;
         }
-        Env env = pipelineEnv.withParameters(bound, owner);
-        YNode expanded = substitutor.apply(steps, env, def.path() + ".steps");
+        YNode expanded = substitutor.applyParameters(steps, pipelineEnv, bound, owner, def.path() + ".steps");
         List<Definitions.Def> inner = new ArrayList<>(chain);
         inner.add(def);
         expand(expanded, def.scope(), pipelineEnv, def.path() + ".steps", inner, out);

@@ -41,6 +41,15 @@ final class Substitutor {
         return apply(node, env, Loc.of(path));
     }
 
+    /**
+     * The body of a job, command or executor with its bound parameters (and the pipeline values) substituted. A
+     * version 2.0 config has no {@code pipelineEnv} and no parameters: its bodies stay as written (commands and
+     * executors there are already reported as needing 2.1).
+     */
+    YNode applyParameters(YNode body, Env pipelineEnv, Map<String, YNode> bound, String owner, String path) {
+        return pipelineEnv == null ? body : apply(body, pipelineEnv.withParameters(bound, owner), path);
+    }
+
     /** A config path, rendered only when a message needs it: most substitutions report nothing. */
     private record Loc(Loc parent, String key, int index, String text) {
         static Loc of(String path) {
