@@ -33,9 +33,9 @@ class ErrorPositionsTest {
     }
 
     @Test
-    void a_version_2_config_using_a_command_is_told_it_needs_2_1() {
-        // The command's definition is read despite the error, and invoking it must not break the compiler.
-        Diagnostic d = onlyError("""
+    void a_version_2_config_using_commands_or_executors_is_told_they_need_2_1() {
+        // Their definitions are read despite the error, and using them must not break the compiler.
+        assertNeeds21("commands", """
                 version: 2
                 commands:
                   greet: {parameters: {to: {type: string, default: world}}, steps: [{run: echo << parameters.to >>}]}
@@ -44,13 +44,7 @@ class ErrorPositionsTest {
                 workflows:
                   w: {jobs: [hello]}
                 """);
-        at(d, 2, 1, "commands");
-        assertThat(d.message()).isEqualTo("'commands' needs version 2.1");
-    }
-
-    @Test
-    void a_version_2_config_using_an_executor_is_told_it_needs_2_1() {
-        Diagnostic d = onlyError("""
+        assertNeeds21("executors", """
                 version: 2
                 executors:
                   small: {parameters: {tag: {type: string, default: "3"}}, docker: [{image: "alpine:<< parameters.tag >>"}]}
@@ -59,8 +53,12 @@ class ErrorPositionsTest {
                 workflows:
                   w: {jobs: [hello]}
                 """);
-        at(d, 2, 1, "executors");
-        assertThat(d.message()).isEqualTo("'executors' needs version 2.1");
+    }
+
+    private void assertNeeds21(String key, String config) {
+        Diagnostic d = onlyError(config);
+        at(d, 2, 1, key);
+        assertThat(d.message()).isEqualTo("'" + key + "' needs version 2.1");
     }
 
     @Test
