@@ -47,7 +47,9 @@ class ErrorPositionsTest {
         assertNeeds21("executors", """
                 version: 2
                 executors:
-                  small: {parameters: {tag: {type: string, default: "3"}}, docker: [{image: "alpine:<< parameters.tag >>"}]}
+                  small:
+                    parameters: {tag: {type: string, default: "3"}}
+                    docker: [{image: "alpine:<< parameters.tag >>"}]
                 jobs:
                   hello: {executor: {name: small, tag: "3.20"}, steps: [checkout]}
                 workflows:

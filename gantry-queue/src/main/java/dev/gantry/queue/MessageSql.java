@@ -101,9 +101,10 @@ final class MessageSql {
             """;
 
     // The messages are found through the primary key (id = ANY), in a transaction without sequential scans and with
-    // the generic plan (see Queues.heldQuery). Each row's attempt is looked up by its id's position in :ids, not joined: with a join, the
-    // planner probed the index once per id, sorting the whole array again each time (190 ms for a batch of 500
-    // under load). So :ids must hold each id once (Queues.heldQuery sends the highest attempt of each).
+    // the generic plan (see Queues.heldQuery). Each row's attempt is looked up by its id's position in :ids, not
+    // joined: with a join, the planner probed the index once per id, sorting the whole array again each time (190 ms
+    // for a batch of 500 under load). So :ids must hold each id once (Queues.heldQuery sends the highest attempt of
+    // each).
     static final String COMPLETE_ALL = """
             UPDATE gantry_queue.message m SET state = 2, finished_at = :now, lease_until = NULL
             WHERE m.id = ANY(CAST(:ids AS bigint[])) AND m.state = 1

@@ -210,7 +210,8 @@ class WorkerIT {
         }
         // The completion was given up: the message runs again once its lease has run out.
         AtomicInteger runs = new AtomicInteger();
-        try (Worker again = Worker.start(queues, "closing", m -> runs.incrementAndGet(), Worker.Options.named("w", 1))) {
+        try (Worker again = Worker.start(queues, "closing", m -> runs.incrementAndGet(),
+                Worker.Options.named("w", 1))) {
             await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200)).ignoreExceptions().until(() -> {
                 queues.rescueExpired(10);
                 return queues.state(id).orElseThrow() == MessageState.DONE;
