@@ -94,30 +94,18 @@ final class MessageSql {
                       m.enqueued_at, m.lease_until, m.last_error, m.run_at
             """;
 
-    // Every update of a held message names its attempt: a stale holder changes nothing.
-    static final String COMPLETE = """
-            UPDATE gantry_queue.message SET state = 2, finished_at = :now, lease_until = NULL
-            WHERE id = :id AND attempt = :attempt AND state = 1
-            """;
-
-    // The messages are found through the primary key (id = ANY), in a transaction without sequential scans and with
-    // the generic plan (see Queues.heldQuery). Each row's attempt is looked up by its id's position in :ids, not
-    // joined: with a join, the planner probed the index once per id, sorting the whole array again each time (190 ms
-    // for a batch of 500 under load). So :ids must hold each id once (Queues.heldQuery sends the highest attempt of
-    // each).
+    // Every update of a held message names its attempt: a stale holder changes nothing. Completions and lease
+    // extensions are functions of the schema (V0007): each finds its messages by primary key with a generic plan, in
+    // one statement that commits as it ends. :ids must hold each id once (Queues.heldQuery sends the highest attempt
+    // of each).
     static final String COMPLETE_ALL = """
-            UPDATE gantry_queue.message m SET state = 2, finished_at = :now, lease_until = NULL
-            WHERE m.id = ANY(CAST(:ids AS bigint[])) AND m.state = 1
-              AND m.attempt = (CAST(:attempts AS int[]))[array_position(CAST(:ids AS bigint[]), m.id)]
-            RETURNING m.id, m.attempt
+            SELECT done_id, done_attempt
+            FROM gantry_queue.complete_held(CAST(:ids AS bigint[]), CAST(:attempts AS int[]), :now)
             """;
 
-    // As COMPLETE_ALL finds its messages.
     static final String EXTEND_ALL = """
-            UPDATE gantry_queue.message m SET lease_until = :leaseUntil
-            WHERE m.id = ANY(CAST(:ids AS bigint[])) AND m.state = 1
-              AND m.attempt = (CAST(:attempts AS int[]))[array_position(CAST(:ids AS bigint[]), m.id)]
-            RETURNING m.id, m.attempt
+            SELECT done_id, done_attempt
+            FROM gantry_queue.extend_held(CAST(:ids AS bigint[]), CAST(:attempts AS int[]), :leaseUntil)
             """;
 
     static final String RETRY = """

@@ -223,45 +223,45 @@ public final class Queues implements AutoCloseable {
                 : Math.max(1, (int) Math.floor(cfg.limits().maxRunning() * share));
         int groups = groupsSeen.getOrDefault(queue, 1);
         int asked = wanted;
-        List<Message> claimed = transaction("claim", h -> {
-            int n = asked;
-            if (maxRunning != null) {
-                h.createQuery(MessageSql.LOCK_CLAIMS).bind("queue", queue).mapToMap().one();
-                long running = h.createQuery(MessageSql.RUNNING).bind("queue", queue).mapTo(Long.class).one();
-                n = (int) Math.min(n, maxRunning - running);
-                if (n <= 0) {
-                    return List.<Message>of();
-                }
-            }
-            // Over-locking a little (perGroup × groups) is released when the claim commits, a moment later.
-            int perGroup = (n + groups - 1) / groups;
-            return h.createQuery(MessageSql.CLAIM)
-                .bind("queue", queue).bind("now", ts(now)).bind("limit", n).bind("perGroup", perGroup)
-                .bind("maxGroups", MAX_GROUPS_PER_CLAIM)
-                .bind("leaseUntil", ts(now.plus(settings.lease()))).bind("worker", worker)
-                .map((rs, ctx) -> {
-                    metrics.waited(queue, Duration.between(rs.getObject("run_at", OffsetDateTime.class).toInstant(), now));
-                    return new Message(rs.getLong("id"), rs.getString("queue"), rs.getString("payload"),
-                        rs.getString("unique_key"), rs.getString("group_key"), rs.getShort("priority"),
-                        rs.getInt("attempt"), rs.getInt("max_attempts"),
-                        rs.getObject("enqueued_at", OffsetDateTime.class).toInstant(),
-                        rs.getObject("lease_until", OffsetDateTime.class).toInstant(), rs.getString("last_error"));
-                })
-                .list();
-        });
+        List<Message> claimed = maxRunning == null
+                ? statement("claim", h -> claimIn(h, queue, worker, now, asked, groups))
+                : transaction("claim", h -> {
+                    h.createQuery(MessageSql.LOCK_CLAIMS).bind("queue", queue).mapToMap().one();
+                    long running = h.createQuery(MessageSql.RUNNING).bind("queue", queue).mapTo(Long.class).one();
+                    int n = (int) Math.min(asked, maxRunning - running);
+                    return n <= 0 ? List.<Message>of() : claimIn(h, queue, worker, now, n, groups);
+                });
         groupsSeen.put(queue, (int) Math.max(1, claimed.stream().map(Message::group).distinct().count()));
         List<Message> ordered = new ArrayList<>(claimed);
         ordered.sort(Comparator.comparingInt(Message::priority).reversed().thenComparingLong(Message::id));
         return ordered;
     }
 
+    /** Claims up to {@code n} messages, asking each of {@code groups} groups for its share. */
+    private List<Message> claimIn(Handle h, String queue, String worker, Instant now, int n, int groups) {
+        // Over-locking a little (perGroup × groups) is released when the claim commits, a moment later.
+        int perGroup = (n + groups - 1) / groups;
+        return h.createQuery(MessageSql.CLAIM)
+                .bind("queue", queue).bind("now", ts(now)).bind("limit", n).bind("perGroup", perGroup)
+                .bind("maxGroups", MAX_GROUPS_PER_CLAIM)
+                .bind("leaseUntil", ts(now.plus(settings.lease()))).bind("worker", worker)
+                .map((rs, ctx) -> {
+                    metrics.waited(queue, Duration.between(rs.getObject("run_at", OffsetDateTime.class).toInstant(),
+                            now));
+                    return new Message(rs.getLong("id"), rs.getString("queue"), rs.getString("payload"),
+                            rs.getString("unique_key"), rs.getString("group_key"), rs.getShort("priority"),
+                            rs.getInt("attempt"), rs.getInt("max_attempts"),
+                            rs.getObject("enqueued_at", OffsetDateTime.class).toInstant(),
+                            rs.getObject("lease_until", OffsetDateTime.class).toInstant(), rs.getString("last_error"));
+                })
+                .list();
+    }
+
     /** Marks a held message done. Throws {@link LeaseLostException} when this attempt no longer holds it. */
     public void complete(Message message) {
-        Instant now = settings.clock().instant();
-        held(message, "complete", h -> h.createUpdate(MessageSql.COMPLETE).bind("id", message.id())
-                .bind("attempt", message.attempt()).bind("now", ts(now)).execute());
-        metrics.count(message.queue(), "completed", 1);
-        slotFreed(message.queue());
+        if (completeAll(List.of(message)).isEmpty()) {
+            throw new LeaseLostException(message.id(), message.attempt());
+        }
     }
 
     /**
@@ -275,7 +275,7 @@ public final class Queues implements AutoCloseable {
     }
 
     /**
-     * Marks several held messages done in one transaction (one commit, so one flush to disk, for all of them).
+     * Marks several held messages done in one statement (one commit, so one flush to disk, for all of them).
      *
      * @return the messages that were completed; one missing from it was no longer held at its attempt
      */
@@ -289,24 +289,21 @@ public final class Queues implements AutoCloseable {
 
     /**
      * Runs one of the statements that change held messages by id and attempt ({@code :ids}, {@code :attempts}) for
-     * all of {@code messages} in one transaction, and returns those it changed.
+     * all of {@code messages}, and returns those it changed. The statement commits on its own: one round trip.
      */
     private List<Message> updateHeld(String what, String sql, List<Message> messages, Consumer<Query> bind) {
         if (messages.isEmpty()) {
             return List.of();
         }
-        Set<Held> changed = transaction(what, h -> {
-            Set<Held> found = new HashSet<>(updateHeld(h, sql, messages, bind));
-            if (found.size() < messages.size()) {
-                // PostgreSQL 18.1 sometimes let the statement skip a message whose row it had to wait for (a
-                // heartbeat extending its lease at that moment); 18.2 fixed it (HeartbeatRaceIT). The embedded server
-                // is newer, but an external one may not be: a second statement sees the other's row and changes it,
-                // where a completion would otherwise be lost and the message run again after its lease.
-                found.addAll(updateHeld(h, sql, messages.stream().filter(m -> !found.contains(Held.of(m))).toList(),
-                        bind));
-            }
-            return found;
-        });
+        Set<Held> changed = new HashSet<>(statement(what, h -> updateHeld(h, sql, messages, bind)));
+        if (changed.size() < messages.size()) {
+            // PostgreSQL 18.1 sometimes let the statement skip a message whose row it had to wait for (a heartbeat
+            // extending its lease at that moment); 18.2 fixed it (HeartbeatRaceIT). The embedded server is newer,
+            // but an external one may not be: a second statement sees the other's row and changes it, where a
+            // completion would otherwise be lost and the message run again after its lease.
+            List<Message> rest = messages.stream().filter(m -> !changed.contains(Held.of(m))).toList();
+            changed.addAll(statement(what, h -> updateHeld(h, sql, rest, bind)));
+        }
         return messages.stream().filter(m -> changed.contains(Held.of(m))).toList();
     }
 
@@ -316,29 +313,14 @@ public final class Queues implements AutoCloseable {
         return q.map((rs, ctx) -> new Held(rs.getLong(1), rs.getInt(2))).list();
     }
 
-    /**
-     * {@code sql} with {@code messages} bound as {@code :ids} and {@code :attempts}, to run in {@code h}'s
-     * transaction. The primary key is the only good way to the messages, but the planner cannot know it for a young
-     * partition: without statistics it takes the partition for small and reads all of it for each batch (the
-     * benchmark's young epochs were read whole a few hundred times each). So sequential scans are off for the
-     * transaction. And its plan is the generic one: with a custom plan, every batch was planned again over every
-     * live partition and its indexes (81 µs, a quarter of the statement's time in the benchmark's steady load), for
-     * the same primary-key probes.
-     */
-    static Query heldQuery(Handle h, String sql, List<Message> messages) {
-        planByPrimaryKey(h);
+    /** {@code sql} with {@code messages} bound as {@code :ids} and {@code :attempts}. */
+    private static Query heldQuery(Handle h, String sql, List<Message> messages) {
         // Each id once, at its highest attempt: a lower one is a stale delivery, which the row no longer matches.
         Map<Long, Integer> latest = new LinkedHashMap<>();
         messages.forEach(m -> latest.merge(m.id(), m.attempt(), Math::max));
         return h.createQuery(sql)
                 .bindArray("ids", Long.class, latest.keySet().toArray())
                 .bindArray("attempts", Integer.class, latest.values().toArray());
-    }
-
-    /** The settings {@link #heldQuery} runs with, for the rest of {@code h}'s transaction. */
-    static void planByPrimaryKey(Handle h) {
-        h.createQuery("SELECT set_config('enable_seqscan', 'off', true) AS seqscan, "
-                + "set_config('plan_cache_mode', 'force_generic_plan', true) AS plans").mapToMap().one();
     }
 
     /** A message at one attempt: a redelivery and the stale delivery it replaced are two. */
@@ -374,7 +356,7 @@ public final class Queues implements AutoCloseable {
     }
 
     /**
-     * Extends the leases of held messages by {@link QueueSettings#lease()} from now, in one transaction.
+     * Extends the leases of held messages by {@link QueueSettings#lease()} from now, in one statement.
      *
      * @return the messages whose lease was extended; one missing from it was no longer held at its attempt
      */
@@ -538,9 +520,21 @@ public final class Queues implements AutoCloseable {
      * epoch, or a deadlock. Neither means the database is away, and backing off for them would stall claims.
      */
     private <T> T transaction(String what, HandleCallback<T, RuntimeException> body) {
+        return retryingConflicts(what, () -> jdbi.inTransaction(body));
+    }
+
+    /**
+     * As {@link #transaction}, for a body of one statement: it runs without a transaction around it, so it commits as
+     * it ends, in the same round trip to the server, rather than in a second one.
+     */
+    private <T> T statement(String what, HandleCallback<T, RuntimeException> body) {
+        return retryingConflicts(what, () -> jdbi.withHandle(body));
+    }
+
+    private static <T> T retryingConflicts(String what, java.util.function.Supplier<T> body) {
         for (int tried = 1; ; tried++) {
             try {
-                return jdbi.inTransaction(body);
+                return body.get();
             } catch (RuntimeException e) {
                 String state = SqlFailures.sqlState(e);
                 boolean conflict = "40001".equals(state) || "40P01".equals(state);

@@ -5,6 +5,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.gantry.testkit.EmbeddedPostgresExtension;
 import dev.gantry.testkit.ManualClock;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.SQLWarning;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -16,7 +21,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.random.RandomGenerator;
-import java.util.stream.Collectors;
+import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -106,42 +111,60 @@ class QueueIT {
     }
 
     @Test
-    void completing_a_batch_finds_its_messages_by_primary_key_whatever_the_statistics_say() {
+    void completing_a_batch_finds_its_messages_by_primary_key_whatever_the_statistics_say() throws SQLException {
         Jdbi jdbi = Jdbi.create(pg.dataSource());
-        // A young partition has no statistics yet: the planner guesses its size from its pages.
-        jdbi.useTransaction(h -> queues.enqueueAll(h, Collections.nCopies(50_000, NewMessage.to("builds"))));
-        assertCompletionReadsThePrimaryKey(jdbi, queues.claim("builds", "w1", 200));
-        // Statistics taken when the epoch was young and next to nothing was running, then the load arrives.
-        jdbi.useHandle(h -> h.execute("ANALYZE gantry_queue.message"));
-        jdbi.useTransaction(h -> queues.enqueueAll(h, Collections.nCopies(20_000, NewMessage.to("builds"))));
-        assertCompletionReadsThePrimaryKey(jdbi, queues.claim("builds", "w1", Worker.MAX_COMPLETION_BATCH));
-    }
-
-    private void assertCompletionReadsThePrimaryKey(Jdbi jdbi, List<Message> held) {
-        // The statement runs with its generic plan, made once per connection rather than once per batch. EXPLAIN
-        // EXECUTE of a prepared copy, in the settings heldQuery gives the transaction, shows the plan it runs: a
-        // generic one keeps the placeholders ($1), a custom one shows the ids.
-        String prepared = MessageSql.COMPLETE_ALL.replace(":ids", "$1").replace(":attempts", "$2")
-                .replace(":now", "$3");
-        String ids = held.stream().map(m -> String.valueOf(m.id())).collect(Collectors.joining(","));
-        String attempts = held.stream().map(m -> String.valueOf(m.attempt())).collect(Collectors.joining(","));
-        String plan = jdbi.withHandle(h -> {
-            h.execute("PREPARE complete_all (bigint[], int[], timestamptz) AS " + prepared);
+        // One session throughout, as a worker's connection would be: its generic plan is made at the first call and
+        // kept until the partitions change. Made while the epoch was nearly empty, it must not read the whole epoch
+        // once the load arrives.
+        jdbi.useHandle(h -> {
+            h.execute("LOAD 'auto_explain'"); // logs the plan of the function's UPDATE, which the session gets as a warning
+            h.execute("SET auto_explain.log_min_duration = 0");
+            h.execute("SET auto_explain.log_nested_statements = on");
+            h.execute("SET client_min_messages = log");
             try {
-                List<String> lines = h.inTransaction(tx -> {
-                    Queues.planByPrimaryKey(tx);
-                    return tx.createQuery("EXPLAIN EXECUTE complete_all('{" + ids + "}', '{" + attempts + "}', now())")
-                            .mapTo(String.class).list();
-                });
-                return String.join("\n", lines);
+                jdbi.useTransaction(tx -> queues.enqueueAll(tx, Collections.nCopies(5, NewMessage.to("builds"))));
+                assertCompletionReadsThePrimaryKey(h, queues.claim("builds", "w1", 5));
+                // A young partition has no statistics yet: the planner guesses its size from its pages.
+                jdbi.useTransaction(tx -> queues.enqueueAll(tx, Collections.nCopies(50_000, NewMessage.to("builds"))));
+                assertCompletionReadsThePrimaryKey(h, queues.claim("builds", "w1", 200));
+                // Statistics taken when the epoch was young and next to nothing was running, then the load arrives.
+                h.execute("ANALYZE gantry_queue.message");
+                jdbi.useTransaction(tx -> queues.enqueueAll(tx, Collections.nCopies(20_000, NewMessage.to("builds"))));
+                assertCompletionReadsThePrimaryKey(h, queues.claim("builds", "w1", Worker.MAX_COMPLETION_BATCH));
             } finally {
-                h.execute("DEALLOCATE complete_all");
+                h.execute("RESET ALL"); // the connection goes back to the pool
             }
         });
-        // No join either: one against the ids probed the index once per id, sorting all the ids each time.
-        assertThat(plan).as("the plan for " + held.size()).contains("_pkey", "ANY ($1)")
+    }
+
+    /** Completes {@code held} as {@link Queues#completeAll} does, in {@code h}, whose session logs plans. */
+    private void assertCompletionReadsThePrimaryKey(Handle h, List<Message> held) throws SQLException {
+        Connection c = h.getConnection();
+        String plan;
+        try (PreparedStatement s = c.prepareStatement(MessageSql.COMPLETE_ALL.replaceAll(":\\w+", "?"))) {
+            s.setArray(1, c.createArrayOf("bigint", held.stream().map(Message::id).toArray()));
+            s.setArray(2, c.createArrayOf("integer", held.stream().map(Message::attempt).toArray()));
+            s.setObject(3, Queues.ts(clock.instant()));
+            int done = 0;
+            try (ResultSet rs = s.executeQuery()) {
+                while (rs.next()) {
+                    done++;
+                }
+            }
+            assertThat(done).as("completed").isEqualTo(held.size());
+            StringBuilder logged = new StringBuilder();
+            for (SQLWarning w = s.getWarnings(); w != null; w = w.getNextWarning()) {
+                logged.append(w.getMessage()).append('\n');
+            }
+            plan = logged.toString();
+        }
+        int from = plan.indexOf("\nUpdate on");
+        assertThat(from).as("the UPDATE's plan in what was logged:\n" + plan).isNotNegative();
+        String update = plan.substring(from, plan.indexOf("duration:", from));
+        // A generic plan keeps the function's parameters ($1); a custom one shows the ids. No join either: one against
+        // the ids probed the index once per id, sorting all the ids each time.
+        assertThat(update).as("the plan for " + held.size()).contains("_pkey", "ANY ($1)")
                 .doesNotContain("Seq Scan", "lease_until", "run_at", "Nested Loop", "Join");
-        assertThat(queues.completeAll(held)).hasSize(held.size());
     }
 
     @Test
