@@ -53,8 +53,7 @@ final class BurnDown {
             out.printf(Locale.ROOT, "  burn-down: %,d completed in %.1f s after the first start (%.1f s after "
                     + "start())%s%n", completed, seconds, (end - started) / 1e9, pending > 0 ? ", TIMED OUT" : "");
             return new Figures(system.name(), total, completed, total / enqueueSeconds, completed / seconds,
-                    Double.NaN, Double.NaN, Double.NaN, total - Math.min(total, probe.starts()), cost.walBytes(),
-                    cost.deadAfter(), cost.deadPeak(), pending > 0);
+                    Double.NaN, Double.NaN, Double.NaN, total - Math.min(total, probe.starts()), cost, pending > 0);
         }
     }
 }

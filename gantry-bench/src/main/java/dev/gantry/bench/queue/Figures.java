@@ -15,14 +15,13 @@ package dev.gantry.bench.queue;
  * @param maxMs            enqueue→start maximum in ms; NaN where not measured
  * @param notStarted       messages not started when the workload gave up waiting; each counts in the latencies
  *                         with the time it had waited by then, so the percentiles are lower bounds
- * @param walBytes         WAL written on the whole server during the workload
- * @param deadAfter        dead tuples in the system's tables after the workload
- * @param deadPeak         the highest dead-tuple count sampled (every second) during the workload
+ * @param cost             WAL written on the whole server during the workload, dead tuples in the system's tables
+ *                         after it and at their highest (sampled every second), and the machine's CPU
  * @param timedOut         true when the workload stopped at its timeout with messages left
  */
 record Figures(String system, long messages, long completed, double enqueuePerSecond, double perSecond,
-               double p50Ms, double p99Ms, double maxMs, long notStarted, long walBytes, long deadAfter,
-               long deadPeak, boolean timedOut) {
+               double p50Ms, double p99Ms, double maxMs, long notStarted, Measurement.Cost cost,
+               boolean timedOut) {
 
     /** True when the latency percentiles are lower bounds, because some messages never started. */
     boolean latencyLowerBound() {
@@ -31,6 +30,6 @@ record Figures(String system, long messages, long completed, double enqueuePerSe
 
     /** WAL bytes per completed message (per enqueued one if none completed). */
     double walPerMessage() {
-        return (double) walBytes / Math.max(1, completed > 0 ? completed : messages);
+        return (double) cost.walBytes() / Math.max(1, completed > 0 ? completed : messages);
     }
 }

@@ -27,29 +27,31 @@ final class Report {
     }
 
     static void burnDownTable(PrintStream out, List<Figures> rows) {
-        out.printf(Locale.ROOT, "%-13s %9s %11s %13s %9s %10s %11s %10s%n", "system", "messages", "enqueue/s",
-                "completions/s", "vs gantry", "WAL B/msg", "dead after", "dead peak");
+        out.printf(Locale.ROOT, "%-13s %9s %11s %13s %9s %10s %11s %10s %9s %6s%n", "system", "messages",
+                "enqueue/s", "completions/s", "vs gantry", "WAL B/msg", "dead after", "dead peak", "CPU busy", "steal");
         double base = perSecond(rows, GANTRY);
         for (Figures f : rows) {
-            out.printf(Locale.ROOT, "%-13s %,9d %,11.0f %,13.0f %9s %,10.0f %,11d %,10d%s%n", f.system(),
+            out.printf(Locale.ROOT, "%-13s %,9d %,11.0f %,13.0f %9s %,10.0f %,11d %,10d %9s %6s%s%n", f.system(),
                     f.messages(), f.enqueuePerSecond(), f.perSecond(), ratio(f.perSecond(), base),
-                    f.walPerMessage(), f.deadAfter(), f.deadPeak(), f.timedOut()
+                    f.walPerMessage(), f.cost().deadAfter(), f.cost().deadPeak(), percent(f.cost().cpuBusy()),
+                    percent(f.cost().cpuSteal()), f.timedOut()
                             ? String.format(Locale.ROOT, "  (timed out: %,d of %,d completed)", f.completed(),
                             f.messages()) : "");
         }
     }
 
     static void steadyTable(PrintStream out, List<Figures> rows) {
-        out.printf(Locale.ROOT, "%-13s %9s %13s %9s %9s %10s %10s %11s %10s %11s %10s%n", "system", "enqueue/s",
-                "completions/s", "vs gantry", "p50 ms", "p99 ms", "max ms", "not started", "WAL B/msg",
-                "dead after", "dead peak");
+        out.printf(Locale.ROOT, "%-13s %9s %13s %9s %9s %10s %10s %11s %10s %11s %10s %9s %6s%n", "system",
+                "enqueue/s", "completions/s", "vs gantry", "p50 ms", "p99 ms", "max ms", "not started", "WAL B/msg",
+                "dead after", "dead peak", "CPU busy", "steal");
         double base = perSecond(rows, GANTRY);
         for (Figures f : rows) {
             String atLeast = f.latencyLowerBound() ? "≥" : "";
-            out.printf(Locale.ROOT, "%-13s %,9.0f %,13.0f %9s %9s %10s %10s %,11d %,10.0f %,11d %,10d%n",
+            out.printf(Locale.ROOT, "%-13s %,9.0f %,13.0f %9s %9s %10s %10s %,11d %,10.0f %,11d %,10d %9s %6s%n",
                     f.system(), f.enqueuePerSecond(), f.perSecond(), ratio(f.perSecond(), base),
                     atLeast + ms(f.p50Ms()), atLeast + ms(f.p99Ms()), atLeast + ms(f.maxMs()), f.notStarted(),
-                    f.walPerMessage(), f.deadAfter(), f.deadPeak());
+                    f.walPerMessage(), f.cost().deadAfter(), f.cost().deadPeak(), percent(f.cost().cpuBusy()),
+                    percent(f.cost().cpuSteal()));
         }
     }
 
@@ -66,7 +68,7 @@ final class Report {
                 + " p99_start_ms=" + gantrySteady.map(f -> Double.isNaN(f.p99Ms()) ? "nan"
                         : Long.toString((long) Math.ceil(f.p99Ms()))).orElse("nan")
                 + " wal_bytes_per_msg=" + gantrySteady.map(f -> whole(f.walPerMessage())).orElse("nan")
-                + " dead_tuples_after=" + gantrySteady.map(f -> Long.toString(f.deadAfter())).orElse("nan");
+                + " dead_tuples_after=" + gantrySteady.map(f -> Long.toString(f.cost().deadAfter())).orElse("nan");
     }
 
     private static Optional<Figures> find(List<Figures> rows, String system) {
@@ -83,6 +85,10 @@ final class Report {
 
     private static String ms(double value) {
         return String.format(Locale.ROOT, "%,.1f", value);
+    }
+
+    private static String percent(double share) {
+        return Double.isFinite(share) ? String.format(Locale.ROOT, "%.0f %%", share * 100) : "-";
     }
 
     private static String whole(double value) {

@@ -75,7 +75,7 @@ final class Steady {
             return new Figures(system.name(), enqueued, completedInWindow, enqueued / window,
                     completedInWindow / window, millis(latency, 50), millis(latency, 99),
                     latency.getTotalCount() == 0 ? Double.NaN : latency.getMaxValue() / 1000.0, notStarted,
-                    cost.walBytes(), cost.deadAfter(), cost.deadPeak(), pending > 0);
+                    cost, pending > 0);
         }
     }
 

@@ -14,12 +14,12 @@ class ReportTest {
 
     private static Figures burn(String system, double perSecond) {
         return new Figures(system, 100_000, 100_000, 20_000, perSecond, Double.NaN, Double.NaN, Double.NaN, 0,
-                80_000_000, 1_200, 5_000, false);
+                new Measurement.Cost(80_000_000, 1_200, 5_000, 0.8, 0.05), false);
     }
 
     private static Figures steady(String system, double p99Ms) {
-        return new Figures(system, 60_000, 59_990, 2_000, 1_999.7, 4.2, p99Ms, 40.0, 0, 45_000_000, 321, 900,
-                false);
+        return new Figures(system, 60_000, 59_990, 2_000, 1_999.7, 4.2, p99Ms, 40.0, 0,
+                new Measurement.Cost(45_000_000, 321, 900, 0.7, Double.NaN), false);
     }
 
     @Test
@@ -42,7 +42,7 @@ class ReportTest {
     }
 
     @Test
-    void the_tables_show_each_system_with_its_ratio_to_gantry() {
+    void the_tables_show_each_system_with_its_ratio_to_gantry_and_the_cpu_it_had() {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
 
@@ -50,8 +50,10 @@ class ReportTest {
         Report.steadyTable(out, List.of(steady("gantry-queue", 12), steady("db-scheduler", 30)));
 
         assertThat(bytes.toString(StandardCharsets.UTF_8).lines().toList())
-                .anySatisfy(l -> assertThat(l).startsWith("db-scheduler").contains("2,000", "0.50×"))
-                .anySatisfy(l -> assertThat(l).startsWith("gantry-queue").contains("12.0", "1.00×"));
+                .anySatisfy(l -> assertThat(l).startsWith("db-scheduler").contains("2,000", "0.50×")
+                        .endsWith("80 %    5 %"))
+                .anySatisfy(l -> assertThat(l).startsWith("gantry-queue").contains("12.0", "1.00×")
+                        .endsWith("70 %      -"));
     }
 
     @Test
