@@ -53,10 +53,14 @@ public final class Worker implements AutoCloseable {
      *                    messages; they are leased (and heartbeated) while they wait. 0 claims only for free handlers.
      * @param idlePoll    how long to wait before looking again when the queue was empty (jittered)
      * @param maxBackoff  the longest wait between tries while the database is unavailable
+     * @param closeWait   how long {@link #close()} waits for the handlers, and then as long again for their
+     *                    completions to be recorded
      */
-    public record Options(String name, int concurrency, int prefetch, Duration idlePoll, Duration maxBackoff) {
+    public record Options(String name, int concurrency, int prefetch, Duration idlePoll, Duration maxBackoff,
+                          Duration closeWait) {
         public static final Duration DEFAULT_IDLE_POLL = Duration.ofMillis(200);
         public static final Duration DEFAULT_MAX_BACKOFF = Duration.ofSeconds(10);
+        public static final Duration DEFAULT_CLOSE_WAIT = Duration.ofSeconds(30);
         /** Default prefetch, per handler thread. */
         public static final int DEFAULT_PREFETCH_PER_HANDLER = 3;
 
@@ -68,24 +72,29 @@ public final class Worker implements AutoCloseable {
             if (prefetch < 0) {
                 throw new IllegalArgumentException("prefetch must not be negative, got " + prefetch);
             }
+            Objects.requireNonNull(closeWait, "closeWait");
         }
 
         /** {@code concurrency} handlers, {@value #DEFAULT_PREFETCH_PER_HANDLER} × as many prefetched, default polls. */
         public static Options named(String name, int concurrency) {
             return new Options(name, concurrency, DEFAULT_PREFETCH_PER_HANDLER * concurrency, DEFAULT_IDLE_POLL,
-                    DEFAULT_MAX_BACKOFF);
+                    DEFAULT_MAX_BACKOFF, DEFAULT_CLOSE_WAIT);
         }
 
         public Options withPrefetch(int prefetch) {
-            return new Options(name, concurrency, prefetch, idlePoll, maxBackoff);
+            return new Options(name, concurrency, prefetch, idlePoll, maxBackoff, closeWait);
         }
 
         public Options withIdlePoll(Duration idlePoll) {
-            return new Options(name, concurrency, prefetch, idlePoll, maxBackoff);
+            return new Options(name, concurrency, prefetch, idlePoll, maxBackoff, closeWait);
         }
 
         public Options withMaxBackoff(Duration maxBackoff) {
-            return new Options(name, concurrency, prefetch, idlePoll, maxBackoff);
+            return new Options(name, concurrency, prefetch, idlePoll, maxBackoff, closeWait);
+        }
+
+        public Options withCloseWait(Duration closeWait) {
+            return new Options(name, concurrency, prefetch, idlePoll, maxBackoff, closeWait);
         }
     }
 
@@ -114,6 +123,8 @@ public final class Worker implements AutoCloseable {
         }
     }
     private final AtomicBoolean running = new AtomicBoolean(true);
+    /** Set when {@link #close()} returns: nothing of this worker's renews a lease or stops a delivery after that. */
+    private volatile boolean closed;
     private final Thread claimer;
     private final Thread heartbeater;
     private final Thread expirer;
@@ -124,8 +135,6 @@ public final class Worker implements AutoCloseable {
     static final int MAX_COMPLETION_BATCH = 500;
     /** The longest a delivery runs on after its lease ran out here unrenewed (see {@link #expiryLoop}). */
     static final Duration EXPIRY_CHECK = Duration.ofSeconds(1);
-    /** How long {@link #close()} waits for the handlers, then for their completions to be recorded. */
-    static final Duration CLOSE_WAIT = Duration.ofSeconds(30);
 
     private Worker(Queues queues, String queue, Handler handler, Options options) {
         this.queues = queues;
@@ -291,7 +300,7 @@ public final class Worker implements AutoCloseable {
     private void heartbeatLoop() {
         Duration lease = queues.settings().lease();
         Duration every = Duration.ofMillis(Math.max(1, lease.toMillis() / 3));
-        while (running.get() || !inFlight.isEmpty()) {
+        while (!closed && (running.get() || !inFlight.isEmpty())) {
             sleep(every);
             Instant now = queues.settings().clock().instant();
             Instant renewBefore = now.plus(lease).minus(every);
@@ -326,7 +335,7 @@ public final class Worker implements AutoCloseable {
      * heartbeat waits for the database while it is away.
      */
     private void expiryLoop() {
-        while (running.get() || !inFlight.isEmpty()) {
+        while (!closed && (running.get() || !inFlight.isEmpty())) {
             sleep(EXPIRY_CHECK);
             Instant now = queues.settings().clock().instant();
             inFlight.stream().filter(d -> !d.leaseUntil.isAfter(now))
@@ -370,29 +379,39 @@ public final class Worker implements AutoCloseable {
     }
 
     /**
-     * Stops claiming, waits up to {@link #CLOSE_WAIT} for the handlers and as long again for their completions to be
-     * recorded, then stops. Completions the database has not taken by then (it is away) are given up: those messages
-     * run again after their leases.
+     * Stops claiming, waits up to {@link Options#closeWait()} for the handlers and as long again for their completions
+     * to be recorded, then stops. Completions the database has not taken by then (it is away) are given up: those
+     * messages run again after their leases. A handler still running then (it ignored the interrupt) is left to
+     * itself, and its lease is no longer renewed: its message too runs again after its lease, perhaps elsewhere.
      */
     @Override
     public void close() {
         running.set(false);
         claimer.interrupt();
+        long wait = options.closeWait().toMillis();
         try {
             claimer.join(10_000);
             handlers.shutdown();
-            if (!handlers.awaitTermination(CLOSE_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
+            if (!handlers.awaitTermination(wait, TimeUnit.MILLISECONDS)) {
                 handlers.shutdownNow();
             }
             handlersDone = true;
-            completer.join(CLOSE_WAIT.toMillis());
+            completer.join(wait);
             if (completer.isAlive()) {
                 // The database is still away: give up the completions it holds rather than leave it running.
                 completer.interrupt();
-                completer.join(CLOSE_WAIT.toMillis());
+                completer.join(wait);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        } finally {
+            closed = true;
+            List<Long> stuck = inFlight.stream().map(d -> d.message.id()).toList();
+            if (!stuck.isEmpty()) {
+                log.warn("queue {}: closed with {} deliveries whose handlers did not stop when interrupted (messages "
+                        + "{}); their leases are no longer renewed, so they run again once the leases run out",
+                        queue, stuck.size(), stuck);
+            }
         }
     }
 }
