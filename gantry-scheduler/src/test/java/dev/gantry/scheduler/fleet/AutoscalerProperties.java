@@ -226,11 +226,22 @@ class AutoscalerProperties {
     @Property(tries = 1000)
     void with_room_to_grow_the_plan_packs_every_job_some_type_of_its_pool_could_hold(@ForAll("roomyCases") Case c) {
         Plan plan = c.plan();
+        // The fleet once the plan is carried out: what it terminates is gone, what it drains takes no new job.
+        Map<String, Plan.ScaleIn.Action> scaledIn = plan.scaleIns().stream()
+                .collect(Collectors.toMap(Plan.ScaleIn::instanceId, Plan.ScaleIn::action));
         List<Instance> after = new ArrayList<>();
         for (Instance i : c.snapshot().instances()) {
-            after.add(i.state() == InstanceState.PROVISIONING
-                    ? new Instance(i.id(), i.type(), i.pool(), InstanceState.READY, i.running(), Optional.empty())
-                    : i);
+            Plan.ScaleIn.Action action = scaledIn.get(i.id());
+            if (action == Plan.ScaleIn.Action.TERMINATE) {
+                continue;
+            }
+            if (action == Plan.ScaleIn.Action.DRAIN) {
+                after.add(new Instance(i.id(), i.type(), i.pool(), InstanceState.DRAINING, i.running(), i.readyAt()));
+            } else if (i.state() == InstanceState.PROVISIONING) {
+                after.add(new Instance(i.id(), i.type(), i.pool(), InstanceState.READY, i.running(), Optional.empty()));
+            } else {
+                after.add(i);
+            }
         }
         int n = 0;
         for (Plan.Launch l : plan.launches()) {
