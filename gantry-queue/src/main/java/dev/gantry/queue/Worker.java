@@ -72,7 +72,9 @@ public final class Worker implements AutoCloseable {
             if (prefetch < 0) {
                 throw new IllegalArgumentException("prefetch must not be negative, got " + prefetch);
             }
-            Objects.requireNonNull(closeWait, "closeWait");
+            if (closeWait == null || closeWait.isNegative() || closeWait.isZero()) {
+                throw new IllegalArgumentException("closeWait must be positive, got " + closeWait);
+            }
         }
 
         /** {@code concurrency} handlers, {@value #DEFAULT_PREFETCH_PER_HANDLER} × as many prefetched, default polls. */
