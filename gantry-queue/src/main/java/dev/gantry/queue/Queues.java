@@ -501,11 +501,12 @@ public final class Queues implements AutoCloseable {
     }
 
     private void held(Message message, String what, java.util.function.ToIntFunction<Handle> update) {
-        int rows = transaction(what, h -> {
-            int n = update.applyAsInt(h);
-            // A second look, as in updateHeld: PostgreSQL 18.1 could skip a row the statement waited for.
-            return n == 0 ? update.applyAsInt(h) : n;
-        });
+        // One statement, committed as it ends, as in updateHeld; and, as there, a second look when it changed nothing:
+        // PostgreSQL 18.1 could skip a row the statement waited for.
+        int rows = statement(what, update::applyAsInt);
+        if (rows == 0) {
+            rows = statement(what, update::applyAsInt);
+        }
         if (rows == 0) {
             throw new LeaseLostException(message.id(), message.attempt());
         }
