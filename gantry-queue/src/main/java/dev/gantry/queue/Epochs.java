@@ -391,7 +391,8 @@ final class Epochs {
             }
             h.useTransaction(tx -> {
                 tx.execute(LOCK_WAIT);
-                // Nothing but this transaction can reach the detached table now: a plain move is safe.
+                // Only this transaction moves unfinished rows of the detached table now (a replay there takes a
+                // dead one): a plain move is safe. The attach below waits for a replay under way, or times out.
                 int stragglers = 0;
                 int moved;
                 do {

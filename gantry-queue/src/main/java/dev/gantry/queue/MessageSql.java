@@ -1,5 +1,7 @@
 package dev.gantry.queue;
 
+import java.util.List;
+
 /** The queue's statements, as text you could paste into psql. Names are schema-qualified: callers' search paths vary. */
 final class MessageSql {
     private MessageSql() {
@@ -10,12 +12,28 @@ final class MessageSql {
     /** Serialises enqueues of one unique key (queue names cannot hold a slash), so exactly one of two creates it. */
     static final String LOCK_KEY = "SELECT pg_advisory_xact_lock(hashtextextended(:queue || '/' || :key, 0))";
 
-    static final String FIND_BY_KEY = """
-            SELECT id FROM gantry_queue.message WHERE queue = :queue AND unique_key = :key
-            UNION ALL
-            SELECT id FROM gantry_queue.message_archive WHERE queue = :queue AND unique_key = :key
-            LIMIT 1
-            """;
+    /**
+     * The epochs not sealed yet. A seal detaches its epoch from the hot table before it attaches it to the archive,
+     * and between the two (milliseconds, or until the next maintenance turn when a long transaction holds up the
+     * detach) the epoch's messages are in neither: lookups by key or id read these epochs' tables directly as well.
+     * An epoch in between at the lookup was already unsealed when this list was read before it, and one opened since
+     * is in the hot table.
+     */
+    static final String UNSEALED = "SELECT epoch FROM gantry_queue.epoch WHERE sealed_at IS NULL ORDER BY epoch";
+
+    /** The message of {@code :queue} with unique key {@code :key}, wherever it is; one statement, one snapshot. */
+    static String findByKey(List<Integer> unsealed) {
+        StringBuilder sql = new StringBuilder("""
+                SELECT id FROM gantry_queue.message WHERE queue = :queue AND unique_key = :key
+                UNION ALL
+                SELECT id FROM gantry_queue.message_archive WHERE queue = :queue AND unique_key = :key
+                """);
+        for (int epoch : unsealed) {
+            sql.append("UNION ALL SELECT id FROM gantry_queue.message_").append(epoch)
+                    .append(" WHERE queue = :queue AND unique_key = :key\n");
+        }
+        return sql.append("LIMIT 1").toString();
+    }
 
     static final String INSERT = """
             INSERT INTO gantry_queue.message (epoch, id, queue, state, priority, group_key, run_at, attempt,
@@ -149,24 +167,37 @@ final class MessageSql {
             """;
 
     // A replay keeps counting attempts (and grants a fresh allowance): the attempt number stays a fence, so a
-    // holder from before the message died cannot finish the replayed delivery.
+    // holder from before the message died cannot finish the replayed delivery. The message moves to the newest epoch:
+    // ready again in its own, it could be claimed there after a seal had moved that epoch's unfinished messages, and
+    // its completion would find no row once the epoch was detached.
     static final String REPLAY_LIVE = """
-            UPDATE gantry_queue.message SET state = 0, max_attempts = attempt + max_attempts, run_at = :now,
-                                            finished_at = NULL
+            UPDATE gantry_queue.message SET epoch = """ + CURRENT_EPOCH + """
+            , state = 0, max_attempts = attempt + max_attempts,
+                                            run_at = :now, finished_at = NULL
             WHERE id = :id AND state = 3
             """;
 
-    static final String REPLAY_ARCHIVED = """
-            WITH buried AS (
-                UPDATE gantry_queue.message_archive SET state = 4 WHERE id = :id AND state = 3 RETURNING *
-            )
-            INSERT INTO gantry_queue.message (epoch, id, queue, state, priority, group_key, run_at, attempt,
-                                              max_attempts, unique_key, payload, last_error, enqueued_at)
-            SELECT """ + CURRENT_EPOCH + """
-            , id, queue, 0, priority, group_key, :now, attempt, attempt + max_attempts, unique_key, payload,
-                   last_error, enqueued_at
-            FROM buried
-            """;
+    /** Replays the message from the archive, keeping a copy there that is no longer counted as dead. */
+    static final String REPLAY_ARCHIVED =
+            replayFrom("UPDATE gantry_queue.message_archive SET state = 4 WHERE id = :id AND state = 3 RETURNING *");
+
+    /** Replays the message from an unsealed epoch's own table, which is in between (see {@link #UNSEALED}). */
+    static String replayDetached(int epoch) {
+        return replayFrom("DELETE FROM gantry_queue.message_" + epoch + " WHERE id = :id AND state = 3 RETURNING *");
+    }
+
+    /** Inserts into the newest epoch, ready, the dead message that {@code source} returns. */
+    private static String replayFrom(String source) {
+        return "WITH buried AS (" + source + ")" + """
+
+                INSERT INTO gantry_queue.message (epoch, id, queue, state, priority, group_key, run_at, attempt,
+                                                  max_attempts, unique_key, payload, last_error, enqueued_at)
+                SELECT """ + CURRENT_EPOCH + """
+                , id, queue, 0, priority, group_key, :now, attempt, attempt + max_attempts, unique_key, payload,
+                       last_error, enqueued_at
+                FROM buried
+                """;
+    }
 
     static final String PAUSE = """
             INSERT INTO gantry_queue.queue (name, paused, changed_at) VALUES (:queue, true, :now)
@@ -217,14 +248,25 @@ final class MessageSql {
             SELECT count(*) FROM gantry_queue.message WHERE lease_until IS NOT NULL AND queue = :queue AND state = 1
             """;
 
-    // An archived copy in state 0 or 1 was moved forward when its epoch was sealed: the live row is the truth.
-    static final String STATE_OF = """
-            SELECT state FROM (
-                SELECT state, 0 AS source FROM gantry_queue.message WHERE id = :id
-                UNION ALL
-                SELECT state, 1 FROM gantry_queue.message_archive WHERE id = :id AND state NOT IN (0, 1)
-            ) found
-            ORDER BY source
-            LIMIT 1
-            """;
+    /**
+     * A message's state, wherever it is (see {@link #UNSEALED}). An archived copy in state 0 or 1 was moved forward
+     * when its epoch was sealed: the live row is the truth.
+     */
+    static String stateOf(List<Integer> unsealed) {
+        StringBuilder sql = new StringBuilder("""
+                SELECT state FROM (
+                    SELECT state, 0 AS source FROM gantry_queue.message WHERE id = :id
+                    UNION ALL
+                    SELECT state, 2 FROM gantry_queue.message_archive WHERE id = :id AND state NOT IN (0, 1)
+                """);
+        for (int epoch : unsealed) {
+            sql.append("    UNION ALL SELECT state, 1 FROM gantry_queue.message_").append(epoch)
+                    .append(" WHERE id = :id\n");
+        }
+        return sql.append("""
+                ) found
+                ORDER BY source
+                LIMIT 1
+                """).toString();
+    }
 }

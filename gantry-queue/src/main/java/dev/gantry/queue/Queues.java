@@ -15,6 +15,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -182,7 +183,7 @@ public final class Queues implements AutoCloseable {
         Instant now = settings.clock().instant();
         if (m.uniqueKey() != null) {
             h.createQuery(MessageSql.LOCK_KEY).bind("queue", m.queue()).bind("key", m.uniqueKey()).mapToMap().one();
-            Optional<Long> existing = h.createQuery(MessageSql.FIND_BY_KEY).bind("queue", m.queue())
+            Optional<Long> existing = h.createQuery(MessageSql.findByKey(unsealed(h))).bind("queue", m.queue())
                     .bind("key", m.uniqueKey()).mapTo(Long.class).findFirst();
             if (existing.isPresent()) {
                 return new Enqueued(existing.get(), false);
@@ -383,9 +384,11 @@ public final class Queues implements AutoCloseable {
     public boolean replay(long id) {
         Instant now = settings.clock().instant();
         return transaction("replay", h -> {
-            int live = h.createUpdate(MessageSql.REPLAY_LIVE).bind("id", id).bind("now", ts(now)).execute();
-            boolean replayed = live == 1 || h.createUpdate(MessageSql.REPLAY_ARCHIVED).bind("id", id)
-                    .bind("now", ts(now)).execute() == 1;
+            Predicate<String> replays = sql -> h.createUpdate(sql).bind("id", id).bind("now", ts(now)).execute() == 1;
+            // In the hot table, else in an epoch between it and the archive (see MessageSql.UNSEALED), else archived.
+            boolean replayed = replays.test(MessageSql.REPLAY_LIVE)
+                    || unsealed(h).stream().anyMatch(epoch -> replays.test(MessageSql.replayDetached(epoch)))
+                    || replays.test(MessageSql.REPLAY_ARCHIVED);
             if (replayed) {
                 h.createQuery("SELECT queue FROM gantry_queue.message WHERE id = :id").bind("id", id)
                         .mapTo(String.class).findFirst().ifPresent(q -> wakeAfterCommit(h, q));
@@ -443,8 +446,12 @@ public final class Queues implements AutoCloseable {
 
     /** Where a message is now, or empty when it is unknown (never enqueued, or dropped after retention). */
     public Optional<MessageState> state(long id) {
-        return call("state", () -> jdbi.withHandle(h -> h.createQuery(MessageSql.STATE_OF).bind("id", id)
-                .mapTo(Integer.class).findFirst().map(MessageState::of)));
+        return call("state", () -> jdbi.withHandle(h -> h.createQuery(MessageSql.stateOf(unsealed(h)))
+                .bind("id", id).mapTo(Integer.class).findFirst().map(MessageState::of)));
+    }
+
+    private static List<Integer> unsealed(Handle h) {
+        return h.createQuery(MessageSql.UNSEALED).mapTo(Integer.class).list();
     }
 
     /** Puts messages whose lease expired back to ready (or dead, when out of attempts); returns how many. */

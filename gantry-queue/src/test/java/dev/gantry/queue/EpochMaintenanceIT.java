@@ -361,6 +361,59 @@ class EpochMaintenanceIT {
     }
 
     @Test
+    void while_its_epoch_moves_to_the_archive_a_message_is_still_found_by_its_unique_key_and_its_id() {
+        org.jdbi.v3.core.Jdbi jdbi = org.jdbi.v3.core.Jdbi.create(pg.dataSource());
+        Enqueued first = queues.enqueue(NewMessage.to("archiving").uniqueKey("once"));
+        queues.complete(queues.claim("archiving", "w", 1).get(0));
+        long dead = queues.enqueue(NewMessage.to("archiving").maxAttempts(1)).id();
+        queues.fail(queues.claim("archiving", "w", 1).get(0), "broken", false);
+        int epoch = queues.liveEpochs().get(queues.liveEpochs().size() - 1);
+        tick(Duration.ofSeconds(61));
+        try (org.jdbi.v3.core.Handle reader = jdbi.open()) {
+            reader.begin();
+            // Holds the epoch's own table, so its seal detaches it from the hot table but cannot finish: it is in
+            // neither the hot table nor the archive until the next turn.
+            reader.execute("LOCK TABLE gantry_queue.message_" + epoch + " IN ACCESS SHARE MODE");
+            tick(Duration.ofSeconds(61));
+            assertThat(detachPending(jdbi, "message_" + epoch)).isTrue();
+            assertThat(queues.enqueue(NewMessage.to("archiving").uniqueKey("once")))
+                    .as("a duplicate enqueue still finds the message").isEqualTo(new Enqueued(first.id(), false));
+            assertThat(queues.state(first.id())).contains(MessageState.DONE);
+            assertThat(queues.replay(dead)).as("a dead message can still be replayed").isTrue();
+            assertThat(queues.state(dead)).contains(MessageState.READY);
+            reader.commit();
+        }
+        tick(Duration.ZERO);
+        assertThat(queues.liveEpochs()).doesNotContain(epoch);
+        List<Message> replayed = queues.claim("archiving", "w", 10);
+        assertThat(replayed).extracting(Message::id).containsExactly(dead);
+        queues.complete(replayed.get(0));
+        assertThat(queues.state(dead)).contains(MessageState.DONE);
+        assertThat(queues.enqueue(NewMessage.to("archiving").uniqueKey("once"))).isEqualTo(new Enqueued(first.id(), false));
+        assertThat(queues.state(first.id())).contains(MessageState.DONE);
+    }
+
+    @Test
+    void a_replayed_message_moves_to_the_newest_epoch_so_no_old_epoch_gains_work_while_it_is_sealed() {
+        org.jdbi.v3.core.Jdbi jdbi = org.jdbi.v3.core.Jdbi.create(pg.dataSource());
+        long id = queues.enqueue(NewMessage.to("replayed").maxAttempts(1)).id();
+        queues.fail(queues.claim("replayed", "w", 1).get(0), "broken", false);
+        int epoch = queues.liveEpochs().get(queues.liveEpochs().size() - 1);
+        tick(Duration.ofSeconds(61));
+        int newest = queues.liveEpochs().get(queues.liveEpochs().size() - 1);
+        assertThat(newest).isGreaterThan(epoch);
+
+        assertThat(queues.replay(id)).isTrue();
+        int now = jdbi.withHandle(h -> h.createQuery("SELECT epoch FROM gantry_queue.message WHERE id = :id")
+                .bind("id", id).mapTo(Integer.class).one());
+        assertThat(now).as("a message ready again in an epoch whose seal has moved the rest would be claimed there "
+                + "and its completion lost once the epoch is detached").isEqualTo(newest);
+        List<Message> again = queues.claim("replayed", "w", 1);
+        assertThat(again).extracting(Message::id).containsExactly(id);
+        queues.complete(again.get(0));
+    }
+
+    @Test
     void later_epochs_wait_for_a_pending_detach_since_a_table_can_have_only_one() throws Exception {
         org.jdbi.v3.core.Jdbi jdbi = org.jdbi.v3.core.Jdbi.create(pg.dataSource());
         int epoch = queues.liveEpochs().get(queues.liveEpochs().size() - 1);
