@@ -367,15 +367,10 @@ class EpochMaintenanceIT {
         queues.complete(queues.claim("archiving", "w", 1).get(0));
         long dead = queues.enqueue(NewMessage.to("archiving").maxAttempts(1)).id();
         queues.fail(queues.claim("archiving", "w", 1).get(0), "broken", false);
-        int epoch = queues.liveEpochs().get(queues.liveEpochs().size() - 1);
-        tick(Duration.ofSeconds(61));
+        int epoch;
         try (org.jdbi.v3.core.Handle reader = jdbi.open()) {
-            reader.begin();
-            // Holds the epoch's own table, so its seal detaches it from the hot table but cannot finish: it is in
-            // neither the hot table nor the archive until the next turn.
-            reader.execute("LOCK TABLE gantry_queue.message_" + epoch + " IN ACCESS SHARE MODE");
-            tick(Duration.ofSeconds(61));
-            assertThat(detachPending(jdbi, "message_" + epoch)).isTrue();
+            // Detached from the hot table but not yet in the archive, until the next turn.
+            epoch = sealWithDetachPending(jdbi, reader);
             assertThat(queues.enqueue(NewMessage.to("archiving").uniqueKey("once")))
                     .as("a duplicate enqueue still finds the message").isEqualTo(new Enqueued(first.id(), false));
             assertThat(queues.state(first.id())).contains(MessageState.DONE);
@@ -389,7 +384,8 @@ class EpochMaintenanceIT {
         assertThat(replayed).extracting(Message::id).containsExactly(dead);
         queues.complete(replayed.get(0));
         assertThat(queues.state(dead)).contains(MessageState.DONE);
-        assertThat(queues.enqueue(NewMessage.to("archiving").uniqueKey("once"))).isEqualTo(new Enqueued(first.id(), false));
+        assertThat(queues.enqueue(NewMessage.to("archiving").uniqueKey("once")))
+                .isEqualTo(new Enqueued(first.id(), false));
         assertThat(queues.state(first.id())).contains(MessageState.DONE);
     }
 
@@ -416,14 +412,9 @@ class EpochMaintenanceIT {
     @Test
     void later_epochs_wait_for_a_pending_detach_since_a_table_can_have_only_one() throws Exception {
         org.jdbi.v3.core.Jdbi jdbi = org.jdbi.v3.core.Jdbi.create(pg.dataSource());
-        int epoch = queues.liveEpochs().get(queues.liveEpochs().size() - 1);
-        tick(Duration.ofSeconds(61));
+        int epoch;
         try (org.jdbi.v3.core.Handle reader = jdbi.open()) {
-            reader.begin();
-            // Holds the epoch's own table (not the hot table), so the detach cannot finish.
-            reader.execute("LOCK TABLE gantry_queue.message_" + epoch + " IN ACCESS SHARE MODE");
-            tick(Duration.ofSeconds(61));
-            assertThat(detachPending(jdbi, "message_" + epoch)).isTrue();
+            epoch = sealWithDetachPending(jdbi, reader);
             tick(Duration.ofSeconds(61)); // the next epoch is due as well, and waits its turn
             assertThat(queues.liveEpochs()).contains(epoch, epoch + 1);
             reader.commit();
@@ -508,6 +499,20 @@ class EpochMaintenanceIT {
     }
 
     /** Whether {@code partition}'s detach from the hot table is pending; null once it is not attached there. */
+    /**
+     * Seals the newest epoch with its detach left pending: {@code reader} holds the epoch's own table (not the hot
+     * table) in a transaction, so the detach cannot finish until it commits.
+     */
+    private int sealWithDetachPending(org.jdbi.v3.core.Jdbi jdbi, org.jdbi.v3.core.Handle reader) {
+        int epoch = queues.liveEpochs().get(queues.liveEpochs().size() - 1);
+        tick(Duration.ofSeconds(61));
+        reader.begin();
+        reader.execute("LOCK TABLE gantry_queue.message_" + epoch + " IN ACCESS SHARE MODE");
+        tick(Duration.ofSeconds(61));
+        assertThat(detachPending(jdbi, "message_" + epoch)).isTrue();
+        return epoch;
+    }
+
     private static Boolean detachPending(org.jdbi.v3.core.Jdbi jdbi, String partition) {
         return jdbi.withHandle(h -> h.createQuery("""
                         SELECT i.inhdetachpending FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
