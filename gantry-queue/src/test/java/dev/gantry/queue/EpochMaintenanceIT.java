@@ -400,9 +400,9 @@ class EpochMaintenanceIT {
         assertThat(newest).isGreaterThan(epoch);
 
         assertThat(queues.replay(id)).isTrue();
-        int now = jdbi.withHandle(h -> h.createQuery("SELECT epoch FROM gantry_queue.message WHERE id = :id")
+        int lives = jdbi.withHandle(h -> h.createQuery("SELECT epoch FROM gantry_queue.message WHERE id = :id")
                 .bind("id", id).mapTo(Integer.class).one());
-        assertThat(now).as("a message ready again in an epoch whose seal has moved the rest would be claimed there "
+        assertThat(lives).as("a message ready again in an epoch whose seal has moved the rest would be claimed there "
                 + "and its completion lost once the epoch is detached").isEqualTo(newest);
         List<Message> again = queues.claim("replayed", "w", 1);
         assertThat(again).extracting(Message::id).containsExactly(id);
@@ -498,7 +498,6 @@ class EpochMaintenanceIT {
         return waits;
     }
 
-    /** Whether {@code partition}'s detach from the hot table is pending; null once it is not attached there. */
     /**
      * Seals the newest epoch with its detach left pending: {@code reader} holds the epoch's own table (not the hot
      * table) in a transaction, so the detach cannot finish until it commits.
@@ -513,6 +512,7 @@ class EpochMaintenanceIT {
         return epoch;
     }
 
+    /** Whether {@code partition}'s detach from the hot table is pending; null once it is not attached there. */
     private static Boolean detachPending(org.jdbi.v3.core.Jdbi jdbi, String partition) {
         return jdbi.withHandle(h -> h.createQuery("""
                         SELECT i.inhdetachpending FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
