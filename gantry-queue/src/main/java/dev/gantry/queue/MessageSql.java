@@ -21,18 +21,33 @@ final class MessageSql {
      */
     static final String UNSEALED = "SELECT epoch FROM gantry_queue.epoch WHERE sealed_at IS NULL ORDER BY epoch";
 
+    /** {@code select}, with {@code %s} for a table, as one more branch of {@code union} per unsealed epoch's table. */
+    private static String fromUnsealed(List<Integer> unsealed, String union, String select) {
+        StringBuilder sql = new StringBuilder();
+        for (int epoch : unsealed) {
+            sql.append(union).append(' ').append(select.formatted("gantry_queue.message_" + epoch)).append('\n');
+        }
+        return sql.toString();
+    }
+
     /** The message of {@code :queue} with unique key {@code :key}, wherever it is; one statement, one snapshot. */
     static String findByKey(List<Integer> unsealed) {
-        StringBuilder sql = new StringBuilder("""
+        return """
                 SELECT id FROM gantry_queue.message WHERE queue = :queue AND unique_key = :key
                 UNION ALL
                 SELECT id FROM gantry_queue.message_archive WHERE queue = :queue AND unique_key = :key
-                """);
-        for (int epoch : unsealed) {
-            sql.append("UNION ALL SELECT id FROM gantry_queue.message_").append(epoch)
-                    .append(" WHERE queue = :queue AND unique_key = :key\n");
-        }
-        return sql.append("LIMIT 1").toString();
+                """ + fromUnsealed(unsealed, "UNION ALL",
+                "SELECT id FROM %s WHERE queue = :queue AND unique_key = :key") + "LIMIT 1";
+    }
+
+    /** The dead messages of {@code :queue}, wherever they are, the latest to die first (an epoch's twice: UNION). */
+    static String dead(List<Integer> unsealed) {
+        String select = "SELECT id, queue, payload, attempt, last_error, finished_at FROM %s "
+                + "WHERE queue = :queue AND state = 3";
+        return "SELECT * FROM (" + select.formatted("gantry_queue.message") + "\nUNION\n"
+                + select.formatted("gantry_queue.message_archive") + "\n"
+                + fromUnsealed(unsealed, "UNION", select)
+                + ") dead ORDER BY finished_at DESC, id DESC LIMIT :limit";
     }
 
     static final String INSERT = """
@@ -253,20 +268,15 @@ final class MessageSql {
      * when its epoch was sealed: the live row is the truth.
      */
     static String stateOf(List<Integer> unsealed) {
-        StringBuilder sql = new StringBuilder("""
+        return """
                 SELECT state FROM (
                     SELECT state, 0 AS source FROM gantry_queue.message WHERE id = :id
                     UNION ALL
                     SELECT state, 2 FROM gantry_queue.message_archive WHERE id = :id AND state NOT IN (0, 1)
-                """);
-        for (int epoch : unsealed) {
-            sql.append("    UNION ALL SELECT state, 1 FROM gantry_queue.message_").append(epoch)
-                    .append(" WHERE id = :id\n");
-        }
-        return sql.append("""
+                """ + fromUnsealed(unsealed, "UNION ALL", "SELECT state, 1 FROM %s WHERE id = :id") + """
                 ) found
                 ORDER BY source
                 LIMIT 1
-                """).toString();
+                """;
     }
 }

@@ -444,6 +444,17 @@ public final class Queues implements AutoCloseable {
         config.forget(queue);
     }
 
+    /** {@code queue}'s dead messages (within retention), the latest to die first, at most {@code limit}. */
+    public List<DeadMessage> dead(String queue, int limit) {
+        checkName(queue);
+        return call("dead", () -> jdbi.withHandle(h -> h.createQuery(MessageSql.dead(unsealed(h)))
+                .bind("queue", queue).bind("limit", limit)
+                .map((rs, ctx) -> new DeadMessage(rs.getLong("id"), rs.getString("queue"), rs.getString("payload"),
+                        rs.getInt("attempt"), rs.getString("last_error"),
+                        rs.getObject("finished_at", OffsetDateTime.class).toInstant()))
+                .list()));
+    }
+
     /** Where a message is now, or empty when it is unknown (never enqueued, or dropped after retention). */
     public Optional<MessageState> state(long id) {
         return call("state", () -> jdbi.withHandle(h -> h.createQuery(MessageSql.stateOf(unsealed(h)))

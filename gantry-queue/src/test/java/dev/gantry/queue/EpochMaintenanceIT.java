@@ -374,6 +374,7 @@ class EpochMaintenanceIT {
             assertThat(queues.enqueue(NewMessage.to("archiving").uniqueKey("once")))
                     .as("a duplicate enqueue still finds the message").isEqualTo(new Enqueued(first.id(), false));
             assertThat(queues.state(first.id())).contains(MessageState.DONE);
+            assertThat(queues.dead("archiving", 10)).extracting(DeadMessage::id).containsExactly(dead);
             assertThat(queues.replay(dead)).as("a dead message can still be replayed").isTrue();
             assertThat(queues.state(dead)).contains(MessageState.READY);
             reader.commit();

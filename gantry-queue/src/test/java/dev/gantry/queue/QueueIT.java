@@ -381,6 +381,27 @@ class QueueIT {
     }
 
     @Test
+    void dead_messages_are_listed_with_their_reasons_the_latest_first_until_replayed() {
+        long first = queues.enqueue(NewMessage.to("hooks").payload("a").maxAttempts(1)).id();
+        long second = queues.enqueue(NewMessage.to("hooks").payload("b").maxAttempts(1)).id();
+        queues.enqueue(NewMessage.to("hooks").payload("c"));
+        queues.enqueue(NewMessage.to("other").payload("d").maxAttempts(1));
+        queues.fail(queues.claim("hooks", "w", 1).get(0), "webhook answered 410", false);
+        clock.advance(Duration.ofSeconds(1));
+        queues.fail(queues.claim("hooks", "w", 1).get(0), "webhook answered 502", true); // its last attempt
+        queues.fail(queues.claim("other", "w", 1).get(0), "elsewhere", false);
+
+        Instant now = clock.instant();
+        assertThat(queues.dead("hooks", 10)).containsExactly(
+                new DeadMessage(second, "hooks", "b", 1, "webhook answered 502", now),
+                new DeadMessage(first, "hooks", "a", 1, "webhook answered 410", now.minusSeconds(1)));
+        assertThat(queues.dead("hooks", 1)).extracting(DeadMessage::id).containsExactly(second);
+        assertThat(queues.replay(second)).isTrue();
+        assertThat(queues.dead("hooks", 10)).extracting(DeadMessage::id).containsExactly(first);
+        assertThat(queues.dead("nothing-here", 10)).isEmpty();
+    }
+
+    @Test
     void a_holder_from_before_a_replay_cannot_finish_the_replayed_delivery() {
         queues.enqueue(NewMessage.to("builds").maxAttempts(1));
         Message slow = queues.claim("builds", "slow", 1).get(0);
