@@ -1,13 +1,23 @@
 package dev.gantry.cli;
 
+import dev.gantry.db.Database;
+import dev.gantry.db.DatabaseException;
+import dev.gantry.db.DatabaseSettings;
+import dev.gantry.queue.QueueException;
+import dev.gantry.queue.QueueSettings;
+import dev.gantry.queue.Queues;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.io.PrintWriter;
+import java.util.function.ToIntFunction;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
-/** {@code gantry queue}: looks at the durable queues. A subcommand is required. */
+/** {@code gantry queue}: looks at the durable queues and replays dead messages. A subcommand is required. */
 @Command(name = "queue", mixinStandardHelpOptions = true, versionProvider = GantryCommand.ManifestVersion.class,
-        description = "Inspect Gantry's durable queues.", subcommands = {QueueStatsCommand.class})
+        description = "Inspect Gantry's durable queues and replay dead messages.",
+        subcommands = {QueueStatsCommand.class, QueueDeadCommand.class, QueueReplayCommand.class})
 final class QueueCommand implements Runnable {
     @Spec
     CommandSpec spec;
@@ -15,5 +25,23 @@ final class QueueCommand implements Runnable {
     @Override
     public void run() {
         throw new ParameterException(spec.commandLine(), "Missing required subcommand");
+    }
+
+    /**
+     * Runs {@code body} on the queues of the database the server uses ({@code GANTRY_DATABASE_URL}, else the embedded
+     * PostgreSQL under {@code GANTRY_HOME}) and returns its exit code; 1, with the reason, when the database cannot be
+     * reached, 2 for a bad argument.
+     */
+    static int run(CommandSpec command, ToIntFunction<Queues> body) {
+        DatabaseSettings settings = DatabaseSettings.fromEnvironment(System.getenv());
+        try (Database db = Database.start(settings);
+             Queues queues = Queues.start(db.getDataSource(), QueueSettings.defaults(), new SimpleMeterRegistry())) {
+            return body.applyAsInt(queues);
+        } catch (DatabaseException | QueueException | IllegalArgumentException e) {
+            PrintWriter err = command.commandLine().getErr();
+            err.println(command.qualifiedName() + ": " + e.getMessage());
+            err.flush();
+            return e instanceof IllegalArgumentException ? 2 : 1;
+        }
     }
 }

@@ -1,14 +1,8 @@
 package dev.gantry.cli;
 
-import dev.gantry.db.Database;
-import dev.gantry.db.DatabaseException;
-import dev.gantry.db.DatabaseSettings;
 import dev.gantry.queue.DatabaseHealth;
-import dev.gantry.queue.QueueException;
-import dev.gantry.queue.QueueSettings;
 import dev.gantry.queue.QueueStats;
 import dev.gantry.queue.Queues;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -30,36 +24,24 @@ final class QueueStatsCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        PrintWriter out = spec.commandLine().getOut();
-        try {
-            return print(out);
-        } catch (DatabaseException | QueueException e) {
-            PrintWriter err = spec.commandLine().getErr();
-            err.println("gantry queue stats: " + e.getMessage());
-            err.flush();
-            return 1;
-        }
+        return QueueCommand.run(spec, queues -> print(spec.commandLine().getOut(), queues));
     }
 
-    private int print(PrintWriter out) {
-        DatabaseSettings settings = DatabaseSettings.fromEnvironment(System.getenv());
-        try (Database db = Database.start(settings);
-             Queues queues = Queues.start(db.getDataSource(), QueueSettings.defaults(), new SimpleMeterRegistry())) {
-            List<QueueStats> stats = queues.stats();
-            out.printf("%-24s %10s %10s %10s %18s%n", "QUEUE", "READY", "RUNNING", "DEAD", "OLDEST READY (s)");
-            for (QueueStats s : stats) {
-                out.printf("%-24s %10d %10d %10d %18.1f%n", s.queue(), s.ready(), s.running(), s.dead(),
-                        s.oldestReadyAge().toMillis() / 1000.0);
-            }
-            if (stats.isEmpty()) {
-                out.println("(no messages)");
-            }
-            DatabaseHealth health = queues.health();
-            out.printf("%ndatabase: WAL %.0f bytes/s, dead tuples %d (live %d), commit %.1f ms, live epochs %s%n",
-                    health.walBytesPerSecond(), health.deadTuples(), health.liveTuples(),
-                    health.commitLatency().toNanos() / 1e6, queues.liveEpochs());
-            out.flush();
-            return 0;
+    private static int print(PrintWriter out, Queues queues) {
+        List<QueueStats> stats = queues.stats();
+        out.printf("%-24s %10s %10s %10s %18s%n", "QUEUE", "READY", "RUNNING", "DEAD", "OLDEST READY (s)");
+        for (QueueStats s : stats) {
+            out.printf("%-24s %10d %10d %10d %18.1f%n", s.queue(), s.ready(), s.running(), s.dead(),
+                    s.oldestReadyAge().toMillis() / 1000.0);
         }
+        if (stats.isEmpty()) {
+            out.println("(no messages)");
+        }
+        DatabaseHealth health = queues.health();
+        out.printf("%ndatabase: WAL %.0f bytes/s, dead tuples %d (live %d), commit %.1f ms, live epochs %s%n",
+                health.walBytesPerSecond(), health.deadTuples(), health.liveTuples(),
+                health.commitLatency().toNanos() / 1e6, queues.liveEpochs());
+        out.flush();
+        return 0;
     }
 }

@@ -1,0 +1,86 @@
+package dev.gantry.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.gantry.queue.MessageState;
+import dev.gantry.queue.NewMessage;
+import dev.gantry.queue.Queues;
+import dev.gantry.queue.QueueSettings;
+import dev.gantry.testkit.EmbeddedPostgresExtension;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code gantry queue dead} and {@code gantry queue replay}, run as processes against a real database. */
+class QueueCommandsIT {
+    @RegisterExtension
+    static final EmbeddedPostgresExtension pg = new EmbeddedPostgresExtension();
+
+    @TempDir
+    Path home;
+
+    private record Run(int code, String out, String err) {
+    }
+
+    @Test
+    void dead_messages_are_listed_with_their_reasons_and_replayed_by_id() throws Exception {
+        long first;
+        long second;
+        try (Queues queues = Queues.start(pg.dataSource(), QueueSettings.defaults())) {
+            first = queues.enqueue(NewMessage.to("hooks").maxAttempts(1)).id();
+            second = queues.enqueue(NewMessage.to("hooks").maxAttempts(1)).id();
+            queues.fail(queues.claim("hooks", "w", 1).get(0), "webhook answered 410", false);
+            queues.fail(queues.claim("hooks", "w", 1).get(0), "IOException: connect timed out\n\tat a.B.c(B.java:1)",
+                    false);
+        }
+
+        Run dead = gantry("queue", "dead", "hooks");
+        assertThat(dead.code()).as(dead.err()).isZero();
+        List<String> lines = dead.out().lines().toList();
+        assertThat(lines.get(0)).startsWith("ID").contains("ATTEMPTS", "DIED AT", "REASON");
+        assertThat(lines.subList(1, lines.size())).hasSize(2).anySatisfy(line -> assertThat(line)
+                .startsWith(Long.toString(first)).endsWith("webhook answered 410"))
+                .anySatisfy(line -> assertThat(line).startsWith(Long.toString(second))
+                        .endsWith("IOException: connect timed out …"));
+
+        Run replay = gantry("queue", "replay", Long.toString(first), "99999999");
+        assertThat(replay.code()).as("one id is not a dead message").isEqualTo(1);
+        assertThat(replay.out()).isEqualTo("replayed " + first + "\n");
+        assertThat(replay.err()).contains("99999999 is not a dead message");
+        try (Queues queues = Queues.start(pg.dataSource(), QueueSettings.defaults())) {
+            assertThat(queues.state(first)).contains(MessageState.READY);
+        }
+        assertThat(gantry("queue", "dead", "hooks", "--limit", "5").out().lines().skip(1))
+                .singleElement().asString().startsWith(Long.toString(second));
+
+        assertThat(gantry("queue", "dead", "quiet").out()).isEqualTo("(no dead messages in quiet)\n");
+        Run bad = gantry("queue", "dead", "No/Such");
+        assertThat(bad.code()).isEqualTo(2);
+        assertThat(bad.err()).contains("gantry queue dead: a queue name is");
+    }
+
+    private Run gantry(String... arguments) throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"),
+                "-cp", System.getProperty("java.class.path"), Main.class.getName()));
+        command.addAll(List.of(arguments));
+        Path out = Files.createTempFile(home, "out", ".txt");
+        Path err = Files.createTempFile(home, "err", ".txt");
+        ProcessBuilder builder = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile());
+        builder.environment().put("GANTRY_HOME", home.toString());
+        builder.environment().put("GANTRY_DATABASE_URL", pg.jdbcUrl());
+        Process process = builder.start();
+        if (!process.waitFor(60, TimeUnit.SECONDS)) {
+            process.destroyForcibly();
+            throw new AssertionError("gantry " + String.join(" ", arguments) + " did not exit within 60 s");
+        }
+        return new Run(process.exitValue(), Files.readString(out, StandardCharsets.UTF_8),
+                Files.readString(err, StandardCharsets.UTF_8));
+    }
+}
