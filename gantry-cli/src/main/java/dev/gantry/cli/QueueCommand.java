@@ -19,6 +19,10 @@ import picocli.CommandLine.Spec;
         description = "Inspect Gantry's durable queues and replay dead messages.",
         subcommands = {QueueStatsCommand.class, QueueDeadCommand.class, QueueReplayCommand.class})
 final class QueueCommand implements Runnable {
+    /** The last line of each subcommand's description. */
+    static final String DATABASE =
+            "Uses GANTRY_DATABASE_URL, else the embedded PostgreSQL under GANTRY_HOME (default ~/.gantry).";
+
     @Spec
     CommandSpec spec;
 

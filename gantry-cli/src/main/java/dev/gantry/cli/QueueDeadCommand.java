@@ -15,7 +15,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "dead", mixinStandardHelpOptions = true, versionProvider = GantryCommand.ManifestVersion.class,
         description = {"List a queue's dead messages, the latest to die first, with the reason each died.",
             "Replay one with: gantry queue replay ID",
-            "Uses GANTRY_DATABASE_URL, else the embedded PostgreSQL under GANTRY_HOME (default ~/.gantry)."})
+            QueueCommand.DATABASE})
 final class QueueDeadCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;

@@ -13,7 +13,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "replay", mixinStandardHelpOptions = true, versionProvider = GantryCommand.ManifestVersion.class,
         description = {"Put dead messages back to ready, each with a fresh allowance of attempts.",
             "Exits 1 if any ID is not a dead message (unknown, past retention, or not dead).",
-            "Uses GANTRY_DATABASE_URL, else the embedded PostgreSQL under GANTRY_HOME (default ~/.gantry)."})
+            QueueCommand.DATABASE})
 final class QueueReplayCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;

@@ -17,7 +17,7 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "stats", mixinStandardHelpOptions = true, versionProvider = GantryCommand.ManifestVersion.class,
         description = {"Print each queue's depth and the database's health.",
-            "Uses GANTRY_DATABASE_URL, else the embedded PostgreSQL under GANTRY_HOME (default ~/.gantry)."})
+            QueueCommand.DATABASE})
 final class QueueStatsCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
