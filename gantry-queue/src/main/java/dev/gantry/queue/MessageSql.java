@@ -40,7 +40,10 @@ final class MessageSql {
                 "SELECT id FROM %s WHERE queue = :queue AND unique_key = :key") + "LIMIT 1";
     }
 
-    /** The dead messages of {@code :queue}, wherever they are, the latest to die first (an epoch's twice: UNION). */
+    /**
+     * The dead messages of {@code :queue}, wherever they are, the latest to die first. UNION, not UNION ALL: an
+     * unsealed epoch still attached is read both through the hot table and directly.
+     */
     static String dead(List<Integer> unsealed) {
         String select = "SELECT id, queue, payload, attempt, last_error, finished_at FROM %s "
                 + "WHERE queue = :queue AND state = 3";
