@@ -7,6 +7,7 @@ import dev.gantry.queue.NewMessage;
 import dev.gantry.queue.Queues;
 import dev.gantry.queue.QueueSettings;
 import dev.gantry.testkit.EmbeddedPostgresExtension;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -33,7 +34,7 @@ class QueueCommandsIT {
     void dead_messages_are_listed_with_their_reasons_and_replayed_by_id() throws Exception {
         long first;
         long second;
-        try (Queues queues = Queues.start(pg.dataSource(), QueueSettings.defaults())) {
+        try (Queues queues = Queues.start(pg.dataSource(), QueueSettings.defaults(), new SimpleMeterRegistry())) {
             first = queues.enqueue(NewMessage.to("hooks").maxAttempts(1)).id();
             second = queues.enqueue(NewMessage.to("hooks").maxAttempts(1)).id();
             queues.fail(queues.claim("hooks", "w", 1).get(0), "webhook answered 410", false);
@@ -54,7 +55,7 @@ class QueueCommandsIT {
         assertThat(replay.code()).as("one id is not a dead message").isEqualTo(1);
         assertThat(replay.out()).isEqualTo("replayed " + first + "\n");
         assertThat(replay.err()).contains("99999999 is not a dead message");
-        try (Queues queues = Queues.start(pg.dataSource(), QueueSettings.defaults())) {
+        try (Queues queues = Queues.start(pg.dataSource(), QueueSettings.defaults(), new SimpleMeterRegistry())) {
             assertThat(queues.state(first)).contains(MessageState.READY);
         }
         assertThat(gantry("queue", "dead", "hooks", "--limit", "5").out().lines().skip(1))
