@@ -154,9 +154,8 @@ class EndToEndIT {
 
     /** Runs {@code gantry run DIR} as a process against the test's server. */
     private static Run gantryRun(Path dir) throws Exception {
-        Process run = new ProcessBuilder(ProcessHandle.current().info().command().orElse("java"), "-cp",
-                System.getProperty("java.class.path"), Main.class.getName(), "run", dir.toString(), "--server",
-                gantry.url().toString(), "--token", Files.readString(home.resolve("gantry/admin-token")).strip())
+        Process run = new ProcessBuilder(GantryProcesses.command(List.of("run", dir.toString(), "--server",
+                gantry.url().toString(), "--token", Files.readString(home.resolve("gantry/admin-token")).strip())))
                 .redirectErrorStream(true).start();
         String output = new String(run.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
         return new Run(run.waitFor(), output);

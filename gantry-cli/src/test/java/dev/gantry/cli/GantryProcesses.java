@@ -107,11 +107,17 @@ final class GantryProcesses implements AutoCloseable {
         return home.resolve("logs").resolve(name + ".log");
     }
 
-    private Process start(String name, List<String> arguments) {
+    /** The command line that runs {@code gantry ARGUMENTS} from this test's classes, on this test's JVM. */
+    static List<String> command(List<String> arguments) {
         List<String> command = new ArrayList<>(List.of(
                 ProcessHandle.current().info().command().orElse("java"),
                 "-cp", System.getProperty("java.class.path"), Main.class.getName()));
         command.addAll(arguments);
+        return command;
+    }
+
+    private Process start(String name, List<String> arguments) {
+        List<String> command = command(arguments);
         try {
             Files.createDirectories(home.resolve("logs"));
             ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
