@@ -29,10 +29,6 @@ final class QueueDeadCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        if (limit < 1) {
-            spec.commandLine().getErr().println(spec.qualifiedName() + ": --limit must be at least 1, got " + limit);
-            return 2;
-        }
         return QueueCommand.run(spec, queues -> print(spec.commandLine().getOut(), queues));
     }
 

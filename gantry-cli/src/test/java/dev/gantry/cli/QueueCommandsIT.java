@@ -12,7 +12,6 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -65,12 +64,13 @@ class QueueCommandsIT {
         Run bad = gantry("queue", "dead", "No/Such");
         assertThat(bad.code()).isEqualTo(2);
         assertThat(bad.err()).contains("gantry queue dead: a queue name is");
+        Run none = gantry("queue", "dead", "hooks", "--limit", "0");
+        assertThat(none.code()).isEqualTo(2);
+        assertThat(none.err()).contains("gantry queue dead: the limit must be at least 1, got 0");
     }
 
     private Run gantry(String... arguments) throws IOException, InterruptedException {
-        List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"),
-                "-cp", System.getProperty("java.class.path"), Main.class.getName()));
-        command.addAll(List.of(arguments));
+        List<String> command = GantryProcesses.command(List.of(arguments));
         Path out = Files.createTempFile(home, "out", ".txt");
         Path err = Files.createTempFile(home, "err", ".txt");
         ProcessBuilder builder = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile());

@@ -47,10 +47,17 @@ final class MessageSql {
     static String dead(List<Integer> unsealed) {
         String select = "SELECT id, queue, payload, attempt, last_error, finished_at FROM %s "
                 + "WHERE queue = :queue AND state = 3";
-        return "SELECT * FROM (" + select.formatted("gantry_queue.message") + "\nUNION\n"
-                + select.formatted("gantry_queue.message_archive") + "\n"
-                + fromUnsealed(unsealed, "UNION", select)
-                + ") dead ORDER BY finished_at DESC, id DESC LIMIT :limit";
+        return """
+                SELECT * FROM (
+                    %s
+                    UNION
+                    %s
+                """.formatted(select.formatted("gantry_queue.message"),
+                select.formatted("gantry_queue.message_archive")) + fromUnsealed(unsealed, "UNION", select) + """
+                ) dead
+                ORDER BY finished_at DESC, id DESC
+                LIMIT :limit
+                """;
     }
 
     static final String INSERT = """

@@ -447,6 +447,9 @@ public final class Queues implements AutoCloseable {
     /** {@code queue}'s dead messages (within retention), the latest to die first, at most {@code limit}. */
     public List<DeadMessage> dead(String queue, int limit) {
         checkName(queue);
+        if (limit < 1) {
+            throw new IllegalArgumentException("the limit must be at least 1, got " + limit);
+        }
         return call("dead", () -> jdbi.withHandle(h -> h.createQuery(MessageSql.dead(unsealed(h)))
                 .bind("queue", queue).bind("limit", limit)
                 .map((rs, ctx) -> new DeadMessage(rs.getLong("id"), rs.getString("queue"), rs.getString("payload"),

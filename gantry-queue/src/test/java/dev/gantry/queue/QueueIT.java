@@ -399,6 +399,7 @@ class QueueIT {
         assertThat(queues.replay(second)).isTrue();
         assertThat(queues.dead("hooks", 10)).extracting(DeadMessage::id).containsExactly(first);
         assertThat(queues.dead("nothing-here", 10)).isEmpty();
+        assertThatThrownBy(() -> queues.dead("hooks", 0)).isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
