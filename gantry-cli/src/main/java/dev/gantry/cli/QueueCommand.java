@@ -20,8 +20,8 @@ import picocli.CommandLine.Spec;
         subcommands = {QueueStatsCommand.class, QueueDeadCommand.class, QueueReplayCommand.class})
 final class QueueCommand implements Runnable {
     /** The last line of each subcommand's description. */
-    static final String DATABASE =
-            "Uses GANTRY_DATABASE_URL, else the embedded PostgreSQL under GANTRY_HOME (default ~/.gantry).";
+    static final String DATABASE = "Uses GANTRY_DATABASE_URL, else the embedded PostgreSQL under GANTRY_HOME "
+            + "(default ~/.gantry): the one a running gantry up serves, or one started for this command.";
 
     @Spec
     CommandSpec spec;
@@ -33,12 +33,12 @@ final class QueueCommand implements Runnable {
 
     /**
      * Runs {@code body} on the queues of the database the server uses ({@code GANTRY_DATABASE_URL}, else the embedded
-     * PostgreSQL under {@code GANTRY_HOME}) and returns its exit code; 1, with the reason, when the database cannot be
+     * PostgreSQL under {@code GANTRY_HOME}, attached to if a running server holds it) and returns its exit code; 1, with the reason, when the database cannot be
      * reached, 2 for a bad argument.
      */
     static int run(CommandSpec command, ToIntFunction<Queues> body) {
         DatabaseSettings settings = DatabaseSettings.fromEnvironment(System.getenv());
-        try (Database db = Database.start(settings);
+        try (Database db = Database.startOrAttach(settings);
              Queues queues = Queues.start(db.getDataSource(), QueueSettings.defaults(), new SimpleMeterRegistry())) {
             return body.applyAsInt(queues);
         } catch (DatabaseException | QueueException | IllegalArgumentException e) {

@@ -2,6 +2,8 @@ package dev.gantry.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.gantry.db.Database;
+import dev.gantry.db.DatabaseSettings;
 import dev.gantry.queue.MessageState;
 import dev.gantry.queue.NewMessage;
 import dev.gantry.queue.Queues;
@@ -18,7 +20,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
-/** {@code gantry queue dead} and {@code gantry queue replay}, run as processes against a real database. */
+/** {@code gantry queue stats}, {@code dead} and {@code replay}, run as processes against a real database. */
 class QueueCommandsIT {
     @RegisterExtension
     static final EmbeddedPostgresExtension pg = new EmbeddedPostgresExtension();
@@ -69,13 +71,44 @@ class QueueCommandsIT {
         assertThat(none.err()).contains("gantry queue dead: the limit must be at least 1, got 0");
     }
 
+    @Test
+    void beside_a_running_gantry_they_use_the_embedded_server_it_runs() throws Exception {
+        Path upHome = home.resolve("up");
+        try (Database up = Database.start(DatabaseSettings.builder().home(upHome).build());
+             Queues queues = Queues.start(up.getDataSource(), QueueSettings.defaults(), new SimpleMeterRegistry())) {
+            queues.enqueue(NewMessage.to("builds"));
+            long dead = queues.enqueue(NewMessage.to("hooks").maxAttempts(1)).id();
+            queues.fail(queues.claim("hooks", "w", 1).get(0), "webhook answered 410", false);
+
+            Run stats = gantry(upHome, null, "queue", "stats");
+            assertThat(stats.code()).as(stats.err()).isZero();
+            assertThat(stats.out()).containsPattern("(?m)^builds +1 +0 +0 ")
+                    .containsPattern("(?m)^hooks +0 +0 +1 ").contains("database: WAL");
+            Run listed = gantry(upHome, null, "queue", "dead", "hooks");
+            assertThat(listed.out()).contains(dead + " ").contains("webhook answered 410");
+            Run replay = gantry(upHome, null, "queue", "replay", Long.toString(dead));
+            assertThat(replay.out()).isEqualTo("replayed " + dead + "\n");
+
+            assertThat(queues.state(dead)).as("the server's database is still up").contains(MessageState.READY);
+        }
+    }
+
     private Run gantry(String... arguments) throws IOException, InterruptedException {
+        return gantry(home, pg.jdbcUrl(), arguments);
+    }
+
+    /** Runs {@code gantry ARGUMENTS} with {@code GANTRY_HOME}, and {@code GANTRY_DATABASE_URL} unless it is null. */
+    private Run gantry(Path gantryHome, String databaseUrl, String... arguments)
+            throws IOException, InterruptedException {
         List<String> command = GantryProcesses.command(List.of(arguments));
         Path out = Files.createTempFile(home, "out", ".txt");
         Path err = Files.createTempFile(home, "err", ".txt");
         ProcessBuilder builder = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile());
-        builder.environment().put("GANTRY_HOME", home.toString());
-        builder.environment().put("GANTRY_DATABASE_URL", pg.jdbcUrl());
+        builder.environment().put("GANTRY_HOME", gantryHome.toString());
+        builder.environment().remove("GANTRY_DATABASE_URL");
+        if (databaseUrl != null) {
+            builder.environment().put("GANTRY_DATABASE_URL", databaseUrl);
+        }
         Process process = builder.start();
         if (!process.waitFor(60, TimeUnit.SECONDS)) {
             process.destroyForcibly();

@@ -80,6 +80,25 @@ public final class Database implements AutoCloseable {
         }
     }
 
+    /**
+     * As {@link #start}, except that when another process runs the embedded server ({@code gantry up} is running),
+     * this connects to that server instead of being refused its data directory: for the command-line tools that look
+     * at a running Gantry's database. Waits up to the embedded start-up timeout for a server that is still starting.
+     * Closing such a database closes only its pool.
+     */
+    public static Database startOrAttach(DatabaseSettings settings) {
+        try {
+            return start(settings);
+        } catch (DataDirectoryInUseException inUse) {
+            int port = RunningPostmaster.awaitReadyPort(inUse.dataDirectory(), settings.embeddedStartupTimeout());
+            DatabaseUrl url = EmbeddedDatabase.url(port, EMBEDDED_DATABASE_NAME);
+            HikariDataSource pool = openPool(url, settings);
+            LOG.info("Database: {}; the embedded server of another process, on port {}, using {}",
+                    settings.describe(), port, url);
+            return new Database(settings, null, url, pool);
+        }
+    }
+
     /** The pool; hand it to JDBI, Flyway or plain JDBC. Borrowing waits at most the connect timeout. */
     public DataSource getDataSource() {
         return pool;

@@ -5,7 +5,7 @@ package dev.gantry.db;
  * its data directory is in use or unusable, or the configured server could not be reached within the connect
  * timeout. Nothing is left running when this is thrown.
  */
-public final class DatabaseStartException extends DatabaseException {
+public class DatabaseStartException extends DatabaseException {
     public DatabaseStartException(String message) {
         super(message);
     }

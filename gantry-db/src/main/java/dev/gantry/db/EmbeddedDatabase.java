@@ -73,8 +73,9 @@ public final class EmbeddedDatabase implements AutoCloseable {
      *
      * @param port           TCP port on localhost; 0 picks a free one (see {@link #port()})
      * @param startupTimeout how long to wait for the server to accept connections, and for a left-over one to stop
-     * @throws DatabaseStartException if the directory is in use or not a cluster, the port is taken, this root process
-     *                                cannot run PostgreSQL, or the server does not come up in time
+     * @throws DataDirectoryInUseException if another process holds the directory
+     * @throws DatabaseStartException       if the directory is not a cluster, the port is taken, this root process
+     *                                      cannot run PostgreSQL, or the server does not come up in time
      */
     public static EmbeddedDatabase start(Path dataDirectory, int port, Duration startupTimeout, Durability durability) {
         Path directory = dataDirectory.toAbsolutePath().normalize();
@@ -114,7 +115,12 @@ public final class EmbeddedDatabase implements AutoCloseable {
 
     /** How to reach {@code database} on this server as {@link #SUPERUSER}. */
     public DatabaseUrl url(String database) {
-        return DatabaseUrl.of("jdbc:postgresql://localhost:" + port() + "/" + database, SUPERUSER, null);
+        return url(port(), database);
+    }
+
+    /** How to reach {@code database} as {@link #SUPERUSER} on an embedded server listening on {@code port}. */
+    static DatabaseUrl url(int port, String database) {
+        return DatabaseUrl.of("jdbc:postgresql://localhost:" + port + "/" + database, SUPERUSER, null);
     }
 
     /** Stops the server (fast shutdown) and releases the data directory. Idempotent; failures are logged. */
@@ -174,9 +180,9 @@ public final class EmbeddedDatabase implements AutoCloseable {
             }
             if (lock == null) {
                 channel.close();
-                throw new DatabaseStartException("The PostgreSQL data directory " + directory + " is in use by "
-                        + "another process (it holds " + lockFile + "). Stop that process, or give this one another "
-                        + DatabaseSetting.HOME.environmentVariable() + ".");
+                throw new DataDirectoryInUseException(directory, "The PostgreSQL data directory " + directory
+                        + " is in use by another process (it holds " + lockFile + "). Stop that process, or give "
+                        + "this one another " + DatabaseSetting.HOME.environmentVariable() + ".");
             }
             return channel;
         } catch (IOException failure) {

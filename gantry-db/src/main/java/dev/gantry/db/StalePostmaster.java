@@ -33,7 +33,7 @@ import java.util.function.BooleanSupplier;
  */
 final class StalePostmaster {
     private static final Logger LOG = LoggerFactory.getLogger(StalePostmaster.class);
-    private static final String PID_FILE = "postmaster.pid";
+    static final String PID_FILE = "postmaster.pid";
     /** In {@code postmaster.pid}: line 1 is the PID, line 7 the shared memory key and segment id. */
     private static final int SHARED_MEMORY_LINE = 6;
     private static final Path SYSV_SHARED_MEMORY = Path.of("/proc/sysvipc/shm");
@@ -109,7 +109,7 @@ final class StalePostmaster {
     }
 
     /** Alive and not a zombie: Java's {@link ProcessHandle#isAlive()} counts unreaped zombies as alive. */
-    private static boolean isRunning(ProcessHandle process) {
+    static boolean isRunning(ProcessHandle process) {
         if (!process.isAlive()) {
             return false;
         }
@@ -133,7 +133,7 @@ final class StalePostmaster {
         return postgres && ourDirectory;
     }
 
-    private static boolean await(BooleanSupplier condition, Duration timeout) {
+    static boolean await(BooleanSupplier condition, Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (!condition.getAsBoolean()) {
             if (System.nanoTime() - deadline > 0) {
@@ -149,7 +149,7 @@ final class StalePostmaster {
         return true;
     }
 
-    private static List<String> readLines(Path file) {
+    static List<String> readLines(Path file) {
         try {
             return Files.readAllLines(file, StandardCharsets.UTF_8);
         } catch (NoSuchFileException absent) {
@@ -168,7 +168,7 @@ final class StalePostmaster {
         }
     }
 
-    private static Optional<Long> parseLong(String text) {
+    static Optional<Long> parseLong(String text) {
         try {
             return Optional.of(Long.parseLong(text.strip()));
         } catch (NumberFormatException notANumber) {

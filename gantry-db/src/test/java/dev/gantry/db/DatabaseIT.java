@@ -45,6 +45,23 @@ class DatabaseIT {
     }
 
     @Test
+    void start_or_attach_uses_the_embedded_server_another_owner_runs_and_leaves_it_running() throws SQLException {
+        DatabaseSettings settings = DatabaseSettings.builder().home(home).poolSize(2).build();
+        try (Database owner = Database.start(settings)) {
+            execute(owner.getDataSource(), "CREATE TABLE pipelines (id int)", "INSERT INTO pipelines VALUES (7)");
+            try (Database attached = Database.startOrAttach(settings)) {
+                assertThat(attached.isEmbedded()).isFalse();
+                assertThat(attached.jdbcUrl()).isEqualTo(owner.jdbcUrl());
+                assertThat(query(attached.getDataSource(), "SELECT id::text FROM pipelines")).containsExactly("7");
+            }
+            assertThat(query(owner.getDataSource(), "SELECT 'still up'")).containsExactly("still up");
+        }
+        try (Database alone = Database.startOrAttach(settings)) {
+            assertThat(alone.isEmbedded()).as("with no owner it starts the server itself").isTrue();
+        }
+    }
+
+    @Test
     void the_pool_hands_out_up_to_pool_size_connections_and_then_times_out() throws SQLException {
         DatabaseSettings settings = DatabaseSettings.builder().home(home).poolSize(2)
                 .connectTimeout(Duration.ofMillis(300)).build();
