@@ -1,19 +1,26 @@
 package dev.gantry.cli;
 
 import dev.gantry.queue.DatabaseHealth;
+import dev.gantry.queue.QueueControl;
+import dev.gantry.queue.QueueLimits;
 import dev.gantry.queue.QueueStats;
 import dev.gantry.queue.Queues;
+import dev.gantry.queue.Ramp;
 import java.io.PrintWriter;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code gantry queue stats}: each queue's depth and the age of its oldest due message, then the database's health
- * (WAL rate, dead tuples, commit latency). Connects as the server does: {@code GANTRY_DATABASE_URL}, else the
- * embedded PostgreSQL under {@code GANTRY_HOME}.
+ * {@code gantry queue stats}: each queue's depth and the age of its oldest due message, what an operator has set on
+ * a queue (paused, limits, a ramp under way), then the database's health (WAL rate, dead tuples, commit latency).
+ * Connects as {@link QueueCommand#run} says.
  */
 @Command(name = "stats", mixinStandardHelpOptions = true, versionProvider = GantryCommand.ManifestVersion.class,
         description = {"Print each queue's depth and the database's health.",
@@ -37,11 +44,36 @@ final class QueueStatsCommand implements Callable<Integer> {
         if (stats.isEmpty()) {
             out.println("(no messages)");
         }
+        for (QueueControl control : queues.controls()) {
+            describe(control, Instant.now()).ifPresent(setting -> out.printf("%s: %s%n", control.queue(), setting));
+        }
         DatabaseHealth health = queues.health();
         out.printf("%ndatabase: WAL %.0f bytes/s, dead tuples %d (live %d), commit %.1f ms, live epochs %s%n",
                 health.walBytesPerSecond(), health.deadTuples(), health.liveTuples(),
                 health.commitLatency().toNanos() / 1e6, queues.liveEpochs());
         out.flush();
         return 0;
+    }
+
+    /** What an operator has set on a queue, or empty when it runs as by default. */
+    static Optional<String> describe(QueueControl control, Instant now) {
+        List<String> parts = new ArrayList<>();
+        if (control.paused()) {
+            parts.add("paused");
+        }
+        QueueLimits limits = control.limits();
+        if (limits.maxRunning() != null) {
+            parts.add("at most " + limits.maxRunning() + " running");
+        }
+        if (limits.maxPerSecond() != null) {
+            parts.add(String.format(Locale.ROOT, "at most %.1f claims/s", limits.maxPerSecond()));
+        }
+        Ramp ramp = control.ramp();
+        Optional<Instant> rampEnds = control.resumedAt().map(resumed -> resumed.plus(ramp.over()));
+        if (!control.paused() && rampEnds.isPresent() && rampEnds.get().isAfter(now)) {
+            parts.add(String.format(Locale.ROOT, "ramping up from %.0f %% of its limits since %s, full at %s",
+                    ramp.from() * 100, control.resumedAt().get(), rampEnds.get()));
+        }
+        return parts.isEmpty() ? Optional.empty() : Optional.of(String.join(", ", parts));
     }
 }

@@ -6,7 +6,9 @@ import dev.gantry.db.Database;
 import dev.gantry.db.DatabaseSettings;
 import dev.gantry.queue.MessageState;
 import dev.gantry.queue.NewMessage;
+import dev.gantry.queue.QueueLimits;
 import dev.gantry.queue.Queues;
+import dev.gantry.queue.Ramp;
 import dev.gantry.queue.QueueSettings;
 import dev.gantry.testkit.EmbeddedPostgresExtension;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -14,6 +16,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -79,11 +82,17 @@ class QueueCommandsIT {
             queues.enqueue(NewMessage.to("builds"));
             long dead = queues.enqueue(NewMessage.to("hooks").maxAttempts(1)).id();
             queues.fail(queues.claim("hooks", "w", 1).get(0), "webhook answered 410", false);
+            queues.limit("builds", new QueueLimits(4, 2.5));
+            queues.pause("builds");
+            queues.limit("hooks", new QueueLimits(2, null));
+            queues.resume("hooks", new Ramp(0.25, Duration.ofMinutes(10)));
 
             Run stats = gantry(upHome, null, "queue", "stats");
             assertThat(stats.code()).as(stats.err()).isZero();
             assertThat(stats.out()).containsPattern("(?m)^builds +1 +0 +0 ")
-                    .containsPattern("(?m)^hooks +0 +0 +1 ").contains("database: WAL");
+                    .containsPattern("(?m)^hooks +0 +0 +1 ").contains("database: WAL")
+                    .contains("builds: paused, at most 4 running, at most 2.5 claims/s\n")
+                    .containsPattern("hooks: at most 2 running, ramping up from 25 % of its limits since .*Z, full at .*Z\n");
             Run listed = gantry(upHome, null, "queue", "dead", "hooks");
             assertThat(listed.out()).contains(dead + " ").contains("webhook answered 410");
             Run replay = gantry(upHome, null, "queue", "replay", Long.toString(dead));

@@ -2,7 +2,6 @@ package dev.gantry.queue;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.time.OffsetDateTime;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.jdbi.v3.core.Jdbi;
@@ -29,18 +28,11 @@ final class QueueConfig {
     Settings of(String queue, Instant now) {
         Settings s = cache.get(queue);
         if (s == null || !now.isBefore(s.readAt().plus(REFRESH)) || now.isBefore(s.readAt())) {
-            s = jdbi.withHandle(h -> h.createQuery("""
-                            SELECT max_running, max_per_second, ramp_from, ramp_seconds, resumed_at
-                            FROM gantry_queue.queue WHERE name = :queue
-                            """).bind("queue", queue)
-                    .map((rs, ctx) -> {
-                        Integer running = (Integer) rs.getObject("max_running");
-                        Float perSecond = (Float) rs.getObject("max_per_second");
-                        OffsetDateTime resumed = rs.getObject("resumed_at", OffsetDateTime.class);
-                        return new Settings(new QueueLimits(running, perSecond == null ? null : perSecond.doubleValue()),
-                                new Ramp(rs.getFloat("ramp_from"), Duration.ofSeconds(rs.getInt("ramp_seconds"))),
-                                resumed == null ? null : resumed.toInstant(), now);
-                    }).findOne().orElse(new Settings(QueueLimits.NONE, Ramp.NONE, null, now)));
+            s = jdbi.withHandle(h -> h.createQuery("SELECT " + QueueControl.COLUMNS
+                            + " FROM gantry_queue.queue WHERE name = :queue").bind("queue", queue)
+                    .map((rs, ctx) -> QueueControl.read(rs)).findOne()
+                    .map(c -> new Settings(c.limits(), c.ramp(), c.resumedAt().orElse(null), now))
+                    .orElse(new Settings(QueueLimits.NONE, Ramp.NONE, null, now)));
             cache.put(queue, s);
         }
         return s;

@@ -444,6 +444,12 @@ public final class Queues implements AutoCloseable {
         config.forget(queue);
     }
 
+    /** The queues an operator has paused, resumed or limited, by name; the others run unpaused and unlimited. */
+    public List<QueueControl> controls() {
+        return call("controls", () -> jdbi.withHandle(h -> h.createQuery("SELECT " + QueueControl.COLUMNS
+                + " FROM gantry_queue.queue ORDER BY name").map((rs, ctx) -> QueueControl.read(rs)).list()));
+    }
+
     /** {@code queue}'s dead messages (within retention), the latest to die first, at most {@code limit}. */
     public List<DeadMessage> dead(String queue, int limit) {
         checkName(queue);
