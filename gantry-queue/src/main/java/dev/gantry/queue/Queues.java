@@ -591,7 +591,8 @@ public final class Queues implements AutoCloseable {
         return instant.atOffset(ZoneOffset.UTC);
     }
 
-    static void checkName(String queue) {
+    /** @throws IllegalArgumentException if {@code queue} is not a name a queue can have, saying what one is */
+    public static void checkName(String queue) {
         if (queue == null || !NAME.matcher(queue).matches()) {
             throw new IllegalArgumentException("a queue name is 1-63 lower-case letters, digits, '_', '.' or '-', "
                     + "starting with a letter or digit; got '" + queue + "'");

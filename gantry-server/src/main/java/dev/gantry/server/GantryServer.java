@@ -8,6 +8,7 @@ import dev.gantry.queue.Queues;
 import dev.gantry.queue.Shards;
 import dev.gantry.queue.Worker;
 import dev.gantry.scheduler.fleet.FleetConfig;
+import dev.gantry.server.admin.QueueAdminRoutes;
 import dev.gantry.server.agent.AgentApi;
 import dev.gantry.server.agent.OpenClaims;
 import dev.gantry.server.agent.TaskWakeups;
@@ -189,7 +190,7 @@ public final class GantryServer implements AutoCloseable {
                     new WorkflowRoutes(new Workflows(jdbi)), new JobRoutes(jdbi, new FleetView(fleet), clock),
                     new WorkflowCommandRoutes(new WorkflowCommands(jdbi, clock, tasksQueued)),
                     new QueueInsights(jdbi, fleet, clock), new FleetInsights(jdbi, autoscaling),
-                    new PoolPauses(jdbi, clock), agents, results);
+                    new PoolPauses(jdbi, clock), new QueueAdminRoutes(queues), agents, results);
             startHttp(http, settings);
             agents.start();
             if (autoscaling != null) {

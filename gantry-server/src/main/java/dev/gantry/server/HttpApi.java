@@ -1,5 +1,6 @@
 package dev.gantry.server;
 
+import dev.gantry.server.admin.QueueAdminRoutes;
 import dev.gantry.server.agent.AgentApi;
 import dev.gantry.server.auth.AdminAuthentication;
 import dev.gantry.server.http.ErrorResponses;
@@ -30,8 +31,8 @@ final class HttpApi {
     static Javalin create(String host, int port, AdminAuthentication authentication, ProjectRoutes projects,
                           PipelineRoutes pipelines, WorkflowRoutes workflows, JobRoutes jobs,
                           WorkflowCommandRoutes workflowCommands, QueueInsights queueInsights,
-                          FleetInsights fleetInsights, PoolPauses poolPauses, AgentApi agents,
-                          ResultsApi results) {
+                          FleetInsights fleetInsights, PoolPauses poolPauses, QueueAdminRoutes queueAdmin,
+                          AgentApi agents, ResultsApi results) {
         ErrorResponses errors = new ErrorResponses();
         return Javalin.create(config -> {
             config.jetty.host = host;
@@ -59,6 +60,12 @@ final class HttpApi {
             config.routes.get("/api/v2/insights/fleet", fleetInsights::get);
             config.routes.post("/api/v2/fleet/pools/{pool}/pause", poolPauses::pause);
             config.routes.post("/api/v2/fleet/pools/{pool}/resume", poolPauses::resume);
+            config.routes.get("/api/v2/admin/queues", queueAdmin::list);
+            config.routes.get("/api/v2/admin/queues/{queue}/dead", queueAdmin::dead);
+            config.routes.post("/api/v2/admin/queues/{queue}/pause", queueAdmin::pause);
+            config.routes.post("/api/v2/admin/queues/{queue}/resume", queueAdmin::resume);
+            config.routes.put("/api/v2/admin/queues/{queue}/limits", queueAdmin::limits);
+            config.routes.post("/api/v2/admin/messages/{id}/replay", queueAdmin::replay);
             results.addRoutes(config.routes);
             agents.addRoutes(config.routes);
 

@@ -1,0 +1,6 @@
+/**
+ * What an operator does to the server's own machinery, under {@code /api/v2/admin} behind the admin token: the
+ * durable queues' depths, dead letters, replay, pause, resume with a ramp, and limits
+ * ({@link dev.gantry.server.admin.QueueAdminRoutes}).
+ */
+package dev.gantry.server.admin;
