@@ -14,10 +14,14 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
-/** {@code gantry queue}: looks at the durable queues and replays dead messages. A subcommand is required. */
+/**
+ * {@code gantry queue}: looks at the durable queues, replays dead messages, pauses, resumes and limits queues. A
+ * subcommand is required.
+ */
 @Command(name = "queue", mixinStandardHelpOptions = true, versionProvider = GantryCommand.ManifestVersion.class,
-        description = "Inspect Gantry's durable queues and replay dead messages.",
-        subcommands = {QueueStatsCommand.class, QueueDeadCommand.class, QueueReplayCommand.class})
+        description = "Inspect Gantry's durable queues, replay dead messages, pause, resume and limit queues.",
+        subcommands = {QueueStatsCommand.class, QueueDeadCommand.class, QueueReplayCommand.class,
+            QueueControlCommands.Pause.class, QueueControlCommands.Resume.class, QueueControlCommands.Limit.class})
 final class QueueCommand implements Runnable {
     /** The last line of each subcommand's description. */
     static final String DATABASE = "Uses GANTRY_DATABASE_URL, else the embedded PostgreSQL under GANTRY_HOME "

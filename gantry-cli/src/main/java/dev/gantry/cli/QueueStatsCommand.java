@@ -70,7 +70,8 @@ final class QueueStatsCommand implements Callable<Integer> {
         }
         Ramp ramp = control.ramp();
         Optional<Instant> rampEnds = control.resumedAt().map(resumed -> resumed.plus(ramp.over()));
-        if (!control.paused() && rampEnds.isPresent() && rampEnds.get().isAfter(now)) {
+        boolean limited = limits.maxRunning() != null || limits.maxPerSecond() != null;
+        if (!control.paused() && limited && rampEnds.isPresent() && rampEnds.get().isAfter(now)) {
             parts.add(String.format(Locale.ROOT, "ramping up from %.0f %% of its limits since %s, full at %s",
                     ramp.from() * 100, control.resumedAt().get(), rampEnds.get()));
         }

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
-/** {@code gantry queue stats}, {@code dead} and {@code replay}, run as processes against a real database. */
+/** The {@code gantry queue} commands, run as processes against a real database. */
 class QueueCommandsIT {
     @RegisterExtension
     static final EmbeddedPostgresExtension pg = new EmbeddedPostgresExtension();
@@ -72,6 +72,35 @@ class QueueCommandsIT {
         Run none = gantry("queue", "dead", "hooks", "--limit", "0");
         assertThat(none.code()).isEqualTo(2);
         assertThat(none.err()).contains("gantry queue dead: the limit must be at least 1, got 0");
+    }
+
+    @Test
+    void a_queue_is_paused_limited_and_resumed_with_a_ramp_from_the_shell() throws Exception {
+        try (Queues queues = Queues.start(pg.dataSource(), QueueSettings.defaults(), new SimpleMeterRegistry())) {
+            for (int i = 0; i < 10; i++) {
+                queues.enqueue(NewMessage.to("mail"));
+            }
+        }
+        assertThat(gantry("queue", "pause", "mail").out()).isEqualTo("mail: paused\n");
+        Run noLimits = gantry("queue", "resume", "mail", "--ramp-from", "0.25", "--ramp-over", "10m");
+        assertThat(noLimits.code()).isEqualTo(2);
+        assertThat(noLimits.err()).contains("gantry queue resume: queue 'mail' has no limits for a ramp to scale");
+        assertThat(gantry("queue", "limit", "mail", "--max-running", "4").out())
+                .isEqualTo("mail: paused, at most 4 running\n");
+        Run badDuration = gantry("queue", "resume", "mail", "--ramp-from", "0.25", "--ramp-over", "ten");
+        assertThat(badDuration.code()).isEqualTo(2);
+        assertThat(badDuration.err()).contains("a duration is a whole number with s, m or h");
+        assertThat(gantry("queue", "resume", "mail", "--ramp-from", "0.25").err())
+                .contains("--ramp-from and --ramp-over go together");
+
+        Run resumed = gantry("queue", "resume", "mail", "--ramp-from", "0.25", "--ramp-over", "10m");
+        assertThat(resumed.code()).as(resumed.err()).isZero();
+        assertThat(resumed.out()).matches("mail: at most 4 running, ramping up from 25 % of its limits since "
+                + "\\S+Z, full at \\S+Z\n");
+        try (Queues queues = Queues.start(pg.dataSource(), QueueSettings.defaults(), new SimpleMeterRegistry())) {
+            assertThat(queues.claim("mail", "w", 10)).as("a quarter of 4 running at first").hasSize(1);
+        }
+        assertThat(gantry("queue", "limit", "mail").out()).isEqualTo("mail: runs unpaused and unlimited\n");
     }
 
     @Test

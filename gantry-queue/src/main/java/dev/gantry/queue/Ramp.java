@@ -9,6 +9,8 @@ import java.time.Instant;
  * by hand.
  */
 public record Ramp(double from, Duration over) {
+    /** A ramp is for coming back from an outage, not a schedule. (Before {@link #NONE}, which the check needs.) */
+    public static final Duration MAX_OVER = Duration.ofDays(1);
     /** No ramp: full limits at once. */
     public static final Ramp NONE = new Ramp(1.0, Duration.ZERO);
 
@@ -16,8 +18,9 @@ public record Ramp(double from, Duration over) {
         if (!(from > 0 && from <= 1)) {
             throw new IllegalArgumentException("a ramp starts at a fraction in (0, 1], got " + from);
         }
-        if (over == null || over.isNegative()) {
-            throw new IllegalArgumentException("a ramp lasts zero or more time, got " + over);
+        if (over == null || over.isNegative() || over.compareTo(MAX_OVER) > 0) {
+            throw new IllegalArgumentException("a ramp lasts from zero to " + MAX_OVER.toHours() + " hours, got "
+                    + over);
         }
     }
 

@@ -41,8 +41,6 @@ import java.util.stream.Collectors;
 public final class QueueAdminRoutes {
     static final int DEFAULT_DEAD_LIMIT = 50;
     static final int MAX_DEAD_LIMIT = 1_000;
-    /** A day: a ramp is for coming back from an outage, not a schedule. */
-    static final int MAX_RAMP_SECONDS = 86_400;
 
     private final Queues queues;
 
@@ -199,10 +197,9 @@ public final class QueueAdminRoutes {
             return Ramp.NONE;
         }
         JsonNode over = node.path("over_seconds");
-        if (!node.isObject() || !node.path("from").isNumber() || !over.isIntegralNumber() || !over.canConvertToInt()
-                || over.intValue() < 0 || over.intValue() > MAX_RAMP_SECONDS) {
+        if (!node.isObject() || !node.path("from").isNumber() || !over.isIntegralNumber() || !over.canConvertToInt()) {
             throw ApiException.invalid("ramp", "\"ramp\" must be {\"from\": a fraction in (0, 1], "
-                    + "\"over_seconds\": a whole number of seconds up to " + MAX_RAMP_SECONDS + "}");
+                    + "\"over_seconds\": a whole number of seconds up to " + Ramp.MAX_OVER.toSeconds() + "}");
         }
         try {
             return new Ramp(node.get("from").asDouble(), Duration.ofSeconds(over.intValue()));
