@@ -9,6 +9,9 @@ import org.jdbi.v3.core.Jdbi;
 
 /** Reads the queues' depths and the database's health, for {@link Queues#stats()} and {@link Queues#health()}. */
 final class Probes {
+    /** A WAL position older than this is read again: a rate averaged over hours says nothing about now. */
+    static final Duration WAL_SAMPLE_MAX_AGE = Duration.ofMinutes(1);
+
     private final Jdbi jdbi;
     private final QueueSettings settings;
     private final AtomicReference<long[]> lastWal = new AtomicReference<>(); // {lsn bytes, nanoTime}
@@ -32,7 +35,7 @@ final class Probes {
     DatabaseHealth health() {
         return Queues.call("health", () -> jdbi.withHandle(h -> {
             long[] before = lastWal.get();
-            if (before == null) {
+            if (before == null || System.nanoTime() - before[1] > WAL_SAMPLE_MAX_AGE.toNanos()) {
                 before = new long[] {h.createQuery(MessageSql.WAL_POSITION).mapTo(Long.class).one(), System.nanoTime()};
                 Thread.sleep(200);
             }
