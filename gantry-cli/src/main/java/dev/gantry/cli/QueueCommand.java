@@ -37,8 +37,8 @@ final class QueueCommand implements Runnable {
 
     /**
      * Runs {@code body} on the queues of the database the server uses ({@code GANTRY_DATABASE_URL}, else the embedded
-     * PostgreSQL under {@code GANTRY_HOME}, attached to if a running server holds it) and returns its exit code; 1, with the reason, when the database cannot be
-     * reached, 2 for a bad argument.
+     * PostgreSQL under {@code GANTRY_HOME}, the running server's if one holds it) and returns its exit code; 1, with
+     * the reason, when the database cannot be reached, 2 for a bad argument.
      */
     static int run(CommandSpec command, ToIntFunction<Queues> body) {
         DatabaseSettings settings = DatabaseSettings.fromEnvironment(System.getenv());

@@ -68,6 +68,7 @@ final class QueueStatsCommand implements Callable<Integer> {
         if (limits.maxPerSecond() != null) {
             parts.add(String.format(Locale.ROOT, "at most %.1f claims/s", limits.maxPerSecond()));
         }
+        // A ramp scales the limits, so without limits, or once it is over, there is nothing to say.
         Ramp ramp = control.ramp();
         Optional<Instant> rampEnds = control.resumedAt().map(resumed -> resumed.plus(ramp.over()));
         boolean limited = limits.maxRunning() != null || limits.maxPerSecond() != null;

@@ -121,7 +121,8 @@ class QueueCommandsIT {
             assertThat(stats.out()).containsPattern("(?m)^builds +1 +0 +0 ")
                     .containsPattern("(?m)^hooks +0 +0 +1 ").contains("database: WAL")
                     .contains("builds: paused, at most 4 running, at most 2.5 claims/s\n")
-                    .containsPattern("hooks: at most 2 running, ramping up from 25 % of its limits since .*Z, full at .*Z\n");
+                    .containsPattern("hooks: at most 2 running, ramping up from 25 % of its limits since .*Z, "
+                            + "full at .*Z\n");
             Run listed = gantry(upHome, null, "queue", "dead", "hooks");
             assertThat(listed.out()).contains(dead + " ").contains("webhook answered 410");
             Run replay = gantry(upHome, null, "queue", "replay", Long.toString(dead));

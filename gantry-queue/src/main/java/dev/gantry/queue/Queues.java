@@ -515,8 +515,8 @@ public final class Queues implements AutoCloseable {
     }
 
     /**
-     * Probes the database: WAL bytes per second since the previous probe (over 200 ms when there was none in the last minute),
-     * the queue tables' dead and live tuples, and the time a minimal write transaction takes to commit.
+     * Probes the database: WAL bytes per second since the previous probe (over 200 ms when there was none in the last
+     * minute), the queue tables' dead and live tuples, and the time a minimal write transaction takes to commit.
      */
     public DatabaseHealth health() {
         return probes.health();
