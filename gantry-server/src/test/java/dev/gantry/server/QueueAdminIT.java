@@ -90,6 +90,7 @@ class QueueAdminIT {
             }
             JsonNode paused = ok(server.api().post("/api/v2/admin/queues/mail/pause", ""));
             assertThat(paused.get("paused").asBoolean()).isTrue();
+            assertThat(paused.get("ready").asLong()).isEqualTo(10);
             assertThat(queues.claim("mail", "w", 10)).as("nothing is claimed while paused").isEmpty();
             assertThat(item(ok(server.api().get("/api/v2/admin/queues")), "mail").get("paused").asBoolean())
                     .isTrue();

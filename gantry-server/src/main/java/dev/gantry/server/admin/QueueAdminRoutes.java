@@ -36,7 +36,7 @@ import java.util.stream.Collectors;
  *       {@code {"max_running": N, "max_per_second": X}} (a missing or null one is unlimited): what the incident's
  *       operators needed to hold a backlog back from a recovering database and let it in gradually.</li>
  * </ul>
- * A queue's answer is its setting after the change. Thread-safe.
+ * A change answers with the queue as the list shows it, after the change. Thread-safe.
  */
 public final class QueueAdminRoutes {
     static final int DEFAULT_DEAD_LIMIT = 50;
@@ -48,7 +48,7 @@ public final class QueueAdminRoutes {
         this.queues = queues;
     }
 
-    /** One queue: its depth (zero for one only an operator's setting names) and its setting. */
+    /** One queue: its depth (zero for one without messages) and its setting. */
     record QueueJson(String queue, long ready, long running, long dead, long oldestReadyAgeMs, boolean paused,
                      Integer maxRunning, Double maxPerSecond, RampJson ramp) {
     }
@@ -145,7 +145,8 @@ public final class QueueAdminRoutes {
     private void respondWithSetting(Context ctx, String queue) {
         QueueControl control = queues.controls().stream().filter(c -> c.queue().equals(queue)).findFirst()
                 .orElseThrow();
-        Json.respond(ctx, 200, json(queue, null, control));
+        QueueStats stats = queues.stats().stream().filter(q -> q.queue().equals(queue)).findFirst().orElse(null);
+        Json.respond(ctx, 200, json(queue, stats, control));
     }
 
     private static QueueJson json(String queue, QueueStats stats, QueueControl control) {
