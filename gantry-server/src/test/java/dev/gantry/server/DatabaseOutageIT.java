@@ -61,12 +61,14 @@ class DatabaseOutageIT {
         pg.stopServer();
         ApiClient.Answer refusedTrigger;
         ApiClient.Answer refusedRead;
+        ApiClient.Answer refusedQueueLook;
         long refusedWithinMillis;
         try {
             long start = System.nanoTime();
             refusedTrigger = api.post(trigger, "{\"branch\": \"main\"}", "Idempotency-Key", "outage-1");
             refusedWithinMillis = (System.nanoTime() - start) / 1_000_000;
             refusedRead = api.get("/api/v2/project/gantry/acme/app");
+            refusedQueueLook = api.get("/api/v2/admin/queues");
         } finally {
             pg.startServer();
         }
@@ -77,6 +79,8 @@ class DatabaseOutageIT {
         assertThat(refusedWithinMillis).as("time to refuse, ms").isLessThan(5_000);
         assertThat(refusedRead.status()).isEqualTo(503);
         assertThat(refusedRead.header("Retry-After")).isEqualTo("5");
+        assertThat(refusedQueueLook.status()).as(refusedQueueLook.body()).isEqualTo(503);
+        assertThat(refusedQueueLook.header("Retry-After")).isNotNull();
 
         // As a client honouring Retry-After does: the pool may first hand out a connection the outage broke.
         ApiClient.Answer[] answer = new ApiClient.Answer[1];
