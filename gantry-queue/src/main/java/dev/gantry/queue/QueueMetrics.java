@@ -24,18 +24,20 @@ final class QueueMetrics {
     private final Map<String, Counter> counters = new ConcurrentHashMap<>();
     private final Map<String, Timer> waits = new ConcurrentHashMap<>();
     private final Map<String, Boolean> gauged = new ConcurrentHashMap<>();
+    /** Held here because a gauge holds its object weakly: collected, the database gauges would read NaN. */
+    private final CachedHealth cachedHealth;
     private volatile List<QueueStats> snapshot = List.of();
     private volatile long snapshotAt;
 
     QueueMetrics(MeterRegistry registry, Supplier<List<QueueStats>> stats, Supplier<DatabaseHealth> health) {
         this.registry = registry;
         this.stats = stats;
-        CachedHealth cached = new CachedHealth(health);
-        Gauge.builder("gantry.queue.db.wal.bytes.per.second", cached, c -> c.get().walBytesPerSecond())
-                .description("WAL written per second").baseUnit("bytes").register(registry);
-        Gauge.builder("gantry.queue.db.dead.tuples", cached, c -> c.get().deadTuples())
+        this.cachedHealth = new CachedHealth(health);
+        Gauge.builder("gantry.queue.db.wal.bytes.per.second", cachedHealth, c -> c.get().walBytesPerSecond())
+                .description("WAL written per second").register(registry);
+        Gauge.builder("gantry.queue.db.dead.tuples", cachedHealth, c -> c.get().deadTuples())
                 .description("dead row versions in the queue's tables").register(registry);
-        Gauge.builder("gantry.queue.db.commit.latency", cached, c -> c.get().commitLatency().toNanos() / 1e9)
+        Gauge.builder("gantry.queue.db.commit.latency", cachedHealth, c -> c.get().commitLatency().toNanos() / 1e9)
                 .description("time to commit a minimal write").baseUnit("seconds").register(registry);
     }
 
