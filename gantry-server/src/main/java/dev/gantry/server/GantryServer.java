@@ -41,7 +41,8 @@ import dev.gantry.server.storage.OutputStore;
 import dev.gantry.server.workflow.WorkflowRoutes;
 import dev.gantry.server.workflow.Workflows;
 import io.javalin.Javalin;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.net.URI;
 import java.nio.file.Path;
 import java.security.SecureRandom;
@@ -157,7 +158,8 @@ public final class GantryServer implements AutoCloseable {
         ServerSchema.migrate(dataSource);
         Jdbi jdbi = Jdbi.create(dataSource).installPlugin(new SqlObjectPlugin());
         ServerTokens tokens = ServerTokens.ensure(jdbi, home, clock, new SecureRandom());
-        Queues queues = startQueues(dataSource);
+        PrometheusMeterRegistry metrics = ServerMetrics.registry();
+        Queues queues = startQueues(dataSource, metrics);
         // One database is one shard; Shards runs the maintenance loop the queue needs from some process.
         AutoCloseable queueMaintenance = Shards.of(List.of(queues)).startMaintenance(QUEUE_MAINTENANCE_EVERY);
         // Job output, caches, workspaces and artifacts live under $GANTRY_HOME (docs/agent-protocol.md).
@@ -190,7 +192,7 @@ public final class GantryServer implements AutoCloseable {
                     new WorkflowRoutes(new Workflows(jdbi)), new JobRoutes(jdbi, new FleetView(fleet), clock),
                     new WorkflowCommandRoutes(new WorkflowCommands(jdbi, clock, tasksQueued)),
                     new QueueInsights(jdbi, fleet, clock), new FleetInsights(jdbi, autoscaling),
-                    new PoolPauses(jdbi, clock), new QueueAdminRoutes(queues), agents, results);
+                    new PoolPauses(jdbi, clock), new QueueAdminRoutes(queues), metrics, agents, results);
             startHttp(http, settings);
             agents.start();
             if (autoscaling != null) {
@@ -221,11 +223,9 @@ public final class GantryServer implements AutoCloseable {
         }
     }
 
-    private static Queues startQueues(DataSource dataSource) {
+    private static Queues startQueues(DataSource dataSource, MeterRegistry metrics) {
         try {
-            // A registry of its own until the server exposes metrics: the global one would keep a closed server's
-            // gauges.
-            return Queues.start(dataSource, QueueSettings.defaults(), new SimpleMeterRegistry());
+            return Queues.start(dataSource, QueueSettings.defaults(), metrics);
         } catch (RuntimeException e) {
             throw new ServerStartException("Cannot start the durable queue: " + e.getMessage(), e);
         }

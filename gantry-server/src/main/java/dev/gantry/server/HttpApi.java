@@ -16,11 +16,12 @@ import dev.gantry.server.results.ResultsApi;
 import dev.gantry.server.workflow.WorkflowRoutes;
 import io.javalin.Javalin;
 import io.javalin.http.HttpResponseException;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 
 /**
- * The routes of the HTTP API, and what guards them: the admin token on {@code /api/v2}, the agent token on
- * {@code /api/agent/v1}, JSON errors everywhere. {@code maxRequestSize} caps only bodies read into memory
- * ({@code ctx.body()}); JSON bodies have {@link JsonBody}'s own limit, and agent uploads are streamed to files
+ * The routes of the HTTP API, and what guards them: the admin token on {@code /api/v2} and {@code /metrics}, the
+ * agent token on {@code /api/agent/v1}, JSON errors everywhere. {@code maxRequestSize} caps only bodies read into
+ * memory ({@code ctx.body()}); JSON bodies have {@link JsonBody}'s own limit, and agent uploads are streamed to files
  * under a limit of their own.
  */
 final class HttpApi {
@@ -32,7 +33,7 @@ final class HttpApi {
                           PipelineRoutes pipelines, WorkflowRoutes workflows, JobRoutes jobs,
                           WorkflowCommandRoutes workflowCommands, QueueInsights queueInsights,
                           FleetInsights fleetInsights, PoolPauses poolPauses, QueueAdminRoutes queueAdmin,
-                          AgentApi agents, ResultsApi results) {
+                          PrometheusMeterRegistry metrics, AgentApi agents, ResultsApi results) {
         ErrorResponses errors = new ErrorResponses();
         return Javalin.create(config -> {
             config.jetty.host = host;
@@ -42,6 +43,8 @@ final class HttpApi {
             config.http.prefer405over404 = true;
 
             config.routes.before("/api/v2/*", authentication);
+            config.routes.before("/metrics", authentication);
+            config.routes.get("/metrics", ctx -> ServerMetrics.scrape(metrics, ctx));
             config.routes.post("/api/v2/project", projects::create);
             config.routes.get("/api/v2/project", projects::list);
             config.routes.get("/api/v2/project/{vcs}/{org}/{name}", projects::get);
