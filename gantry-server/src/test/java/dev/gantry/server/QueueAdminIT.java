@@ -7,6 +7,7 @@ import dev.gantry.queue.MessageState;
 import dev.gantry.queue.NewMessage;
 import dev.gantry.queue.QueueSettings;
 import dev.gantry.queue.Queues;
+import dev.gantry.server.auth.TokenKind;
 import dev.gantry.testkit.EmbeddedPostgresExtension;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.net.http.HttpRequest;
@@ -17,7 +18,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
-/** {@code /api/v2/admin}: the durable queues' depths, dead letters, replay, pause, limits and a ramped resume. */
+/**
+ * What an operator sees of the durable queues on a running server: {@code /api/v2/admin} (depths, dead letters,
+ * replay, pause, limits and a ramped resume) and {@code GET /metrics}.
+ */
 class QueueAdminIT {
     @RegisterExtension
     static final EmbeddedPostgresExtension pg = new EmbeddedPostgresExtension();
@@ -29,7 +33,8 @@ class QueueAdminIT {
 
     @BeforeAll
     static void start() {
-        server = TestServer.start(pg.dataSource(), home);
+        // Without the plan builder a trigger's plan message stays ready, so its depth is known.
+        server = TestServer.startWithoutPlanBuilder(pg.dataSource(), home);
     }
 
     @AfterAll
@@ -120,6 +125,26 @@ class QueueAdminIT {
         try (Queues fresh = queues()) {
             assertThat(fresh.claim("mail", "w", 10)).as("a quarter of 4 running at first").hasSize(1);
         }
+    }
+
+    @Test
+    void the_queue_and_jvm_meters_are_scraped_with_the_admin_token_as_bearer() {
+        server.createProject("acme", "app");
+        assertThat(server.api().post("/api/v2/project/gantry/acme/app/pipeline", "{\"branch\": \"main\"}").status())
+                .isEqualTo(201);
+
+        ApiClient.Answer scraped = server.api().anonymous().get("/metrics",
+                "Authorization", "Bearer " + server.token(TokenKind.ADMIN));
+        assertThat(scraped.status()).as(scraped.body()).isEqualTo(200);
+        assertThat(scraped.header("Content-Type")).startsWith("text/plain; version=0.0.4");
+        assertThat(scraped.body())
+                .contains("gantry_queue_messages_total{event=\"enqueued\",queue=\"pipeline-plan\"} 1.0")
+                .contains("gantry_queue_depth{queue=\"pipeline-plan\",state=\"ready\"} 1.0")
+                .containsPattern("\ngantry_queue_db_commit_latency_seconds [0-9]")
+                .containsPattern("\ngantry_queue_db_wal_bytes_per_second [0-9]")
+                .contains("jvm_memory_used_bytes{");
+
+        assertThat(server.api().anonymous().get("/metrics").status()).isEqualTo(401);
     }
 
     private static ApiClient.Answer put(String path, String json) {
