@@ -3,9 +3,11 @@ package dev.gantry.server;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.gantry.server.agent.AgentSettings;
 import dev.gantry.server.auth.TokenKind;
 import dev.gantry.testkit.EmbeddedPostgresExtension;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -31,7 +33,9 @@ class QueueInsightsIT {
 
     @BeforeAll
     static void start() {
-        server = TestServer.start(pg.dataSource(), home);
+        // A claim that finds nothing answers 204 after the poll timeout: 2 s (a re-check included), not 25.
+        server = TestServer.start(pg.dataSource(), home, new ServerSettings(0, AgentSettings.defaults()
+                .withPollTimeout(Duration.ofSeconds(2))));
     }
 
     @AfterAll
