@@ -36,8 +36,7 @@ final class RunningPostmaster {
         if (lines.size() <= STATUS_LINE || !lines.get(STATUS_LINE).strip().equals("ready")) {
             return Optional.empty();
         }
-        boolean running = StalePostmaster.parseLong(lines.getFirst()).flatMap(ProcessHandle::of)
-                .map(StalePostmaster::isRunning).orElse(false);
-        return running ? StalePostmaster.parseLong(lines.get(PORT_LINE)).map(Long::intValue) : Optional.empty();
+        return StalePostmaster.running(lines) ? StalePostmaster.parseLong(lines.get(PORT_LINE)).map(Long::intValue)
+                : Optional.empty();
     }
 }

@@ -68,11 +68,18 @@ final class StalePostmaster {
 
     /**
      * Waits up to {@code timeout} for a server that was told to stop to finish: {@code pg_ctl stop} can return while
-     * the postmaster is still shutting down, and it removes its pid file last.
+     * the postmaster is still shutting down, and it removes its pid file last. A postmaster that is no longer running
+     * (it crashed, or was killed) never removes it, so that ends the wait too; {@link #clear} removes the file.
      */
     static void awaitShutdown(Path dataDirectory, Duration timeout) {
         Path pidFile = dataDirectory.resolve(PID_FILE);
-        await(() -> !Files.exists(pidFile), timeout);
+        await(() -> !Files.exists(pidFile) || !running(readLines(pidFile)), timeout);
+    }
+
+    /** Whether the PID on the first of {@code postmaster.pid}'s lines is a running process. */
+    static boolean running(List<String> pidFileLines) {
+        return !pidFileLines.isEmpty() && parseLong(pidFileLines.getFirst()).flatMap(ProcessHandle::of)
+                .map(StalePostmaster::isRunning).orElse(false);
     }
 
     private static void stop(ProcessHandle postmaster, Duration timeout) {
@@ -109,7 +116,7 @@ final class StalePostmaster {
     }
 
     /** Alive and not a zombie: Java's {@link ProcessHandle#isAlive()} counts unreaped zombies as alive. */
-    static boolean isRunning(ProcessHandle process) {
+    private static boolean isRunning(ProcessHandle process) {
         if (!process.isAlive()) {
             return false;
         }

@@ -84,7 +84,10 @@ class EmbeddedDatabaseIT {
         ProcessHandle postmaster = postmaster(data);
 
         postmaster.destroyForcibly();
+        long closing = System.nanoTime();
         killed.close();
+        assertThat(Duration.ofNanos(System.nanoTime() - closing)).as("close does not wait out its timeout for the "
+                + "pid file a dead postmaster never removes").isLessThan(TIMEOUT.dividedBy(2));
 
         try (EmbeddedDatabase restarted = EmbeddedDatabase.start(data, 0, TIMEOUT, Durability.DURABLE)) {
             assertThat(queryStrings(restarted, "SELECT id::text FROM builds")).containsExactly("1");
