@@ -52,8 +52,9 @@ final class BurnDown {
             Measurement.Cost cost = measurement.end();
             out.printf(Locale.ROOT, "  burn-down: %,d completed in %.1f s after the first start (%.1f s after "
                     + "start())%s%n", completed, seconds, (end - started) / 1e9, pending > 0 ? ", TIMED OUT" : "");
-            return new Figures(system.name(), total, completed, total / enqueueSeconds, completed / seconds,
-                    Double.NaN, Double.NaN, Double.NaN, total - Math.min(total, probe.starts()), cost, pending > 0);
+            return new Figures(system.name(), total, completed, completed, total / enqueueSeconds,
+                    completed / seconds, Double.NaN, Double.NaN, Double.NaN, total - Math.min(total, probe.starts()),
+                    cost, pending > 0);
         }
     }
 }

@@ -7,6 +7,8 @@ package dev.gantry.bench.queue;
  * @param messages         messages enqueued in the workload
  * @param completed        burn-down: of those, completed when the workload ended; steady: completions in the
  *                         window (including any that an earlier workload left pending)
+ * @param finished         messages completed by the end of the measurement, whose whole life its WAL covers
+ *                         (steady: the window and the drain after it)
  * @param enqueuePerSecond messages enqueued per second (burn-down: the pre-enqueue; steady: the achieved rate)
  * @param perSecond        completions per second (burn-down: from the first start to the last completion; steady:
  *                         completions in the window divided by the window)
@@ -19,8 +21,8 @@ package dev.gantry.bench.queue;
  *                         after it and at their highest (sampled every second), and the machine's CPU
  * @param timedOut         true when the workload stopped at its timeout with messages left
  */
-record Figures(String system, long messages, long completed, double enqueuePerSecond, double perSecond,
-               double p50Ms, double p99Ms, double maxMs, long notStarted, Measurement.Cost cost,
+record Figures(String system, long messages, long completed, long finished, double enqueuePerSecond,
+               double perSecond, double p50Ms, double p99Ms, double maxMs, long notStarted, Measurement.Cost cost,
                boolean timedOut) {
 
     /** True when the latency percentiles are lower bounds, because some messages never started. */
@@ -28,8 +30,12 @@ record Figures(String system, long messages, long completed, double enqueuePerSe
         return notStarted > 0;
     }
 
-    /** WAL bytes per completed message (per enqueued one if none completed). */
+    /**
+     * WAL bytes per finished message (per enqueued one if none finished). Not per completion in the steady window:
+     * the WAL runs on through the drain, so a system that fell behind would be charged its backlog's WAL on the
+     * window's fewer completions.
+     */
     double walPerMessage() {
-        return (double) cost.walBytes() / Math.max(1, completed > 0 ? completed : messages);
+        return (double) cost.walBytes() / Math.max(1, finished > 0 ? finished : messages);
     }
 }

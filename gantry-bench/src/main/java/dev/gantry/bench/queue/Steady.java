@@ -72,7 +72,8 @@ final class Steady {
                             + "start and %,d at the end of the window, %,d still pending and %,d not started after "
                             + "draining%n", enqueued, window, enqueued / window, rate, pendingAtStart, pendingAtEnd,
                     pending, notStarted);
-            return new Figures(system.name(), enqueued, completedInWindow, enqueued / window,
+            long finished = Math.max(0, pendingAtStart + enqueued - pending);
+            return new Figures(system.name(), enqueued, completedInWindow, finished, enqueued / window,
                     completedInWindow / window, millis(latency, 50), millis(latency, 99),
                     latency.getTotalCount() == 0 ? Double.NaN : latency.getMaxValue() / 1000.0, notStarted,
                     cost, pending > 0);

@@ -13,12 +13,12 @@ class ReportTest {
             + "ratio_vs_db_scheduler=\\S+ p99_start_ms=\\S+ wal_bytes_per_msg=\\S+ dead_tuples_after=\\S+";
 
     private static Figures burn(String system, double perSecond) {
-        return new Figures(system, 100_000, 100_000, 20_000, perSecond, Double.NaN, Double.NaN, Double.NaN, 0,
-                new Measurement.Cost(80_000_000, 1_200, 5_000, 0.8, 0.05), false);
+        return new Figures(system, 100_000, 100_000, 100_000, 20_000, perSecond, Double.NaN, Double.NaN, Double.NaN,
+                0, new Measurement.Cost(80_000_000, 1_200, 5_000, 0.8, 0.05), false);
     }
 
     private static Figures steady(String system, double p99Ms) {
-        return new Figures(system, 60_000, 59_990, 2_000, 1_999.7, 4.2, p99Ms, 40.0, 0,
+        return new Figures(system, 60_000, 59_990, 60_000, 2_000, 1_999.7, 4.2, p99Ms, 40.0, 0,
                 new Measurement.Cost(45_000_000, 321, 900, 0.7, Double.NaN), false);
     }
 
@@ -31,6 +31,14 @@ class ReportTest {
         assertThat(line).matches(RESULT).isEqualTo("RESULT gantry_per_s=5433 db_scheduler_per_s=2000 "
                 + "jobrunr_per_s=800 ratio_vs_db_scheduler=2.72 p99_start_ms=13 wal_bytes_per_msg=750 "
                 + "dead_tuples_after=321");
+    }
+
+    @Test
+    void a_system_that_fell_behind_is_charged_wal_per_finished_message_not_per_completion_in_the_window() {
+        // 60,000 enqueued, half completed in the window, all by the end of the drain that the WAL also covers.
+        Figures behind = new Figures("gantry-queue", 60_000, 30_000, 60_000, 2_000, 1_000, 900, 4_000, 4_100, 0,
+                new Measurement.Cost(54_000_000, 0, 900, 0.9, 0), false);
+        assertThat(behind.walPerMessage()).isEqualTo(900);
     }
 
     @Test
