@@ -1,5 +1,6 @@
 package dev.gantry.cli;
 
+import dev.gantry.db.Durations;
 import dev.gantry.queue.QueueLimits;
 import dev.gantry.queue.Queues;
 import dev.gantry.queue.Ramp;
@@ -7,8 +8,6 @@ import java.io.PrintWriter;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.Callable;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Model.CommandSpec;
@@ -112,23 +111,12 @@ final class QueueControlCommands {
         return 0;
     }
 
-    /** {@code 90s}, {@code 10m}, {@code 1h}. */
+    /** {@code 90s}, {@code 10m}, {@code 1h}, as Gantry's settings write them ({@link Durations}). */
     static final class DurationConverter implements ITypeConverter<Duration> {
-        private static final Pattern DURATION = Pattern.compile("(\\d{1,6})([smh])");
-
         @Override
         public Duration convert(String text) {
-            Matcher m = DURATION.matcher(text);
-            if (!m.matches()) {
-                throw new TypeConversionException("a duration is a whole number with s, m or h, e.g. 90s, 10m or 1h; "
-                        + "got '" + text + "'");
-            }
-            long amount = Long.parseLong(m.group(1));
-            return switch (m.group(2)) {
-                case "s" -> Duration.ofSeconds(amount);
-                case "m" -> Duration.ofMinutes(amount);
-                default -> Duration.ofHours(amount);
-            };
+            return Durations.parse(text).orElseThrow(() -> new TypeConversionException("a duration is a whole "
+                    + "number with s, m or h, e.g. 90s, 10m or 1h; got '" + text + "'"));
         }
     }
 }

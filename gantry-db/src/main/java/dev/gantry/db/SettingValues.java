@@ -3,17 +3,12 @@ package dev.gantry.db;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.format.DateTimeParseException;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * Turns setting text into values and back, and states each rule once so that a value that does not parse and a value
  * out of range get the same message. Stateless.
  */
 final class SettingValues {
-    private static final Pattern SIMPLE_DURATION = Pattern.compile("(\\d{1,9})(ms|s|m)");
-
     private SettingValues() {
     }
 
@@ -34,24 +29,9 @@ final class SettingValues {
 
     /** Reads {@code 500ms}, {@code 5s}, {@code 2m} or an ISO-8601 duration such as {@code PT5S}. */
     static Duration duration(DatabaseSetting setting, String text, Duration min, Duration max) {
-        String stripped = text.strip();
-        Matcher simple = SIMPLE_DURATION.matcher(stripped);
-        Duration value;
-        if (simple.matches()) {
-            long amount = Long.parseLong(simple.group(1));
-            value = switch (simple.group(2)) {
-                case "ms" -> Duration.ofMillis(amount);
-                case "s" -> Duration.ofSeconds(amount);
-                default -> Duration.ofMinutes(amount);
-            };
-        } else {
-            try {
-                value = Duration.parse(stripped);
-            } catch (DateTimeParseException notADuration) {
-                throw new InvalidSettingException(setting, durationRule(min, max) + ", got '" + text + "'");
-            }
-        }
-        return requireRange(setting, value, min, max);
+        return Durations.parse(text).filter(value -> value.compareTo(min) >= 0 && value.compareTo(max) <= 0)
+                .orElseThrow(() -> new InvalidSettingException(setting, durationRule(min, max) + ", got '" + text
+                        + "'"));
     }
 
     static Duration requireRange(DatabaseSetting setting, Duration value, Duration min, Duration max) {

@@ -1,12 +1,10 @@
 package dev.gantry.server.agent;
 
+import dev.gantry.db.Durations;
 import dev.gantry.server.InvalidServerSettingException;
 import java.time.Duration;
-import java.time.format.DateTimeParseException;
 import java.util.Map;
 import java.util.Objects;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * The timings of the agent protocol (docs/agent-protocol.md), checked when made: a bad value is an error naming its
@@ -34,8 +32,6 @@ public record AgentSettings(Duration heartbeatInterval, Duration leaseTimeout, D
     public static final Duration MAX_LEASE_TIMEOUT = Duration.ofHours(1);
     public static final Duration MIN_POLL_TIMEOUT = Duration.ofMillis(100);
     public static final Duration MAX_POLL_TIMEOUT = Duration.ofMinutes(5);
-
-    private static final Pattern SIMPLE_DURATION = Pattern.compile("(\\d{1,9})(ms|s|m)");
 
     public AgentSettings {
         Objects.requireNonNull(heartbeatInterval, "heartbeatInterval");
@@ -99,28 +95,11 @@ public record AgentSettings(Duration heartbeatInterval, Duration leaseTimeout, D
             throw new InvalidServerSettingException(variable + " is set but empty; unset it to use the default "
                     + format(fallback));
         }
-        Duration value = parse(text.strip());
+        Duration value = Durations.parse(text).orElse(null);
         if (value == null || value.compareTo(min) < 0 || value.compareTo(max) > 0) {
             throw new InvalidServerSettingException(variable + " " + rule + ", got '" + text + "'");
         }
         return value;
-    }
-
-    private static Duration parse(String text) {
-        Matcher simple = SIMPLE_DURATION.matcher(text);
-        if (simple.matches()) {
-            long amount = Long.parseLong(simple.group(1));
-            return switch (simple.group(2)) {
-                case "ms" -> Duration.ofMillis(amount);
-                case "s" -> Duration.ofSeconds(amount);
-                default -> Duration.ofMinutes(amount);
-            };
-        }
-        try {
-            return Duration.parse(text);
-        } catch (DateTimeParseException notADuration) {
-            return null;
-        }
     }
 
     private static void requireRange(String what, Duration value, Duration min, Duration max) {
