@@ -149,14 +149,15 @@ public final class QueueAdminRoutes {
         Json.respond(ctx, 200, json(queue, stats, control));
     }
 
+    /** {@code stats} and {@code control} may be null: a queue without messages, or one nobody has set. */
     private static QueueJson json(String queue, QueueStats stats, QueueControl control) {
-        QueueLimits limits = control == null ? QueueLimits.NONE : control.limits();
-        RampJson ramp = control == null || control.ramp().equals(Ramp.NONE) || control.resumedAt().isEmpty() ? null
-                : new RampJson(control.ramp().from(), control.ramp().over().toSeconds(),
-                        Json.time(control.resumedAt().get()));
-        return new QueueJson(queue, stats == null ? 0 : stats.ready(), stats == null ? 0 : stats.running(),
-                stats == null ? 0 : stats.dead(), stats == null ? 0 : stats.oldestReadyAge().toMillis(),
-                control != null && control.paused(), limits.maxRunning(), limits.maxPerSecond(), ramp);
+        QueueStats depth = stats != null ? stats : new QueueStats(queue, 0, 0, 0, Duration.ZERO);
+        QueueControl set = control != null ? control
+                : new QueueControl(queue, false, QueueLimits.NONE, Ramp.NONE, Optional.empty());
+        RampJson ramp = set.ramp().equals(Ramp.NONE) || set.resumedAt().isEmpty() ? null
+                : new RampJson(set.ramp().from(), set.ramp().over().toSeconds(), Json.time(set.resumedAt().get()));
+        return new QueueJson(queue, depth.ready(), depth.running(), depth.dead(), depth.oldestReadyAge().toMillis(),
+                set.paused(), set.limits().maxRunning(), set.limits().maxPerSecond(), ramp);
     }
 
     private static DeadJson json(DeadMessage m) {
