@@ -49,10 +49,16 @@ final class GantrySystem implements QueueSystem {
 
     @Override
     public String describe(QueueBenchConfig config) {
-        return String.format("gantry-queue: Worker concurrency %d, idle poll %d ms (jittered) plus NOTIFY wake-ups; "
-                        + "epoch %ds, retention %ds, maintain() every %ds; producers on a second Queues instance",
-                config.workers(), Worker.Options.DEFAULT_IDLE_POLL.toMillis(), EPOCH_LENGTH.toSeconds(),
+        return String.format("gantry-queue: Worker concurrency %d, prefetch %d, idle poll %d ms (jittered) plus NOTIFY "
+                        + "wake-ups; epoch %ds, retention %ds, maintain() every %ds; producers on a second Queues instance",
+                config.workers(), prefetch(config), Worker.Options.DEFAULT_IDLE_POLL.toMillis(), EPOCH_LENGTH.toSeconds(),
                 RETENTION.toSeconds(), MAINTAIN_EVERY.toSeconds());
+    }
+
+    /** The worker's default prefetch, or {@code -Dbench.queue.prefetch=N} to see what the prefetch limits. */
+    private static int prefetch(QueueBenchConfig config) {
+        return Integer.getInteger("bench.queue.prefetch",
+                Worker.Options.DEFAULT_PREFETCH_PER_HANDLER * config.workers());
     }
 
     @Override
@@ -90,7 +96,7 @@ final class GantrySystem implements QueueSystem {
     @Override
     public void start(StartProbe probe) {
         worker = Worker.start(workerSide, QUEUE, m -> probe.started(Long.parseLong(m.payload())),
-                Worker.Options.named("bench", config.workers()));
+                Worker.Options.named("bench", config.workers()).withPrefetch(prefetch(config)));
     }
 
     @Override
