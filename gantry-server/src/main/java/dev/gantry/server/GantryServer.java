@@ -42,7 +42,6 @@ import dev.gantry.server.workflow.WorkflowRoutes;
 import dev.gantry.server.workflow.Workflows;
 import io.javalin.Javalin;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.net.URI;
 import java.nio.file.Path;
 import java.security.SecureRandom;
@@ -92,10 +91,12 @@ public final class GantryServer implements AutoCloseable {
     private final ServerTokens tokens;
     private final AgentApi agents;
     private final ResultsApi results;
+    private final ServerMetrics metrics;
     private final AtomicBoolean closed = new AtomicBoolean();
 
     private GantryServer(String host, Javalin http, Queues queues, List<AutoCloseable> queueLoops,
-                         Database ownedDatabase, ServerTokens tokens, AgentApi agents, ResultsApi results) {
+                         Database ownedDatabase, ServerTokens tokens, AgentApi agents, ResultsApi results,
+                         ServerMetrics metrics) {
         this.host = host;
         this.http = http;
         this.agents = agents;
@@ -104,6 +105,7 @@ public final class GantryServer implements AutoCloseable {
         this.queueLoops = queueLoops;
         this.ownedDatabase = ownedDatabase;
         this.tokens = tokens;
+        this.metrics = metrics;
     }
 
     /**
@@ -158,8 +160,15 @@ public final class GantryServer implements AutoCloseable {
         ServerSchema.migrate(dataSource);
         Jdbi jdbi = Jdbi.create(dataSource).installPlugin(new SqlObjectPlugin());
         ServerTokens tokens = ServerTokens.ensure(jdbi, home, clock, new SecureRandom());
-        PrometheusMeterRegistry metrics = ServerMetrics.registry();
-        Queues queues = startQueues(dataSource, metrics);
+        ServerMetrics metrics = new ServerMetrics();
+        metrics.bindPool(dataSource);
+        Queues queues;
+        try {
+            queues = startQueues(dataSource, metrics.registry());
+        } catch (RuntimeException failure) {
+            metrics.close();
+            throw failure;
+        }
         // One database is one shard; Shards runs the maintenance loop the queue needs from some process.
         AutoCloseable queueMaintenance = Shards.of(List.of(queues)).startMaintenance(QUEUE_MAINTENANCE_EVERY);
         // Job output, caches, workspaces and artifacts live under $GANTRY_HOME (docs/agent-protocol.md).
@@ -201,7 +210,7 @@ public final class GantryServer implements AutoCloseable {
             }
             queueLoops.add(queueMaintenance); // last: it keeps the queue healthy while the workers stop
             GantryServer server = new GantryServer(settings.host(), http, queues, List.copyOf(queueLoops), owned, tokens, agents,
-                    results);
+                    results, metrics);
             LOG.info("Gantry listening on {}", server.url());
             return server;
         } catch (RuntimeException failure) {
@@ -210,6 +219,7 @@ public final class GantryServer implements AutoCloseable {
             queueLoops.add(queueMaintenance);
             closeQuietly(queueLoops);
             queues.close();
+            metrics.close();
             throw failure;
         }
     }
@@ -282,8 +292,12 @@ public final class GantryServer implements AutoCloseable {
                 closeQuietly(queueLoops);
                 queues.close();
             } finally {
-                if (ownedDatabase != null) {
-                    ownedDatabase.close();
+                try {
+                    if (ownedDatabase != null) {
+                        ownedDatabase.close();
+                    }
+                } finally {
+                    metrics.close();
                 }
             }
         }

@@ -16,7 +16,6 @@ import dev.gantry.server.results.ResultsApi;
 import dev.gantry.server.workflow.WorkflowRoutes;
 import io.javalin.Javalin;
 import io.javalin.http.HttpResponseException;
-import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 
 /**
  * The routes of the HTTP API, and what guards them: the admin token on {@code /api/v2} and {@code /metrics}, the
@@ -33,7 +32,7 @@ final class HttpApi {
                           PipelineRoutes pipelines, WorkflowRoutes workflows, JobRoutes jobs,
                           WorkflowCommandRoutes workflowCommands, QueueInsights queueInsights,
                           FleetInsights fleetInsights, PoolPauses poolPauses, QueueAdminRoutes queueAdmin,
-                          PrometheusMeterRegistry metrics, AgentApi agents, ResultsApi results) {
+                          ServerMetrics metrics, AgentApi agents, ResultsApi results) {
         ErrorResponses errors = new ErrorResponses();
         return Javalin.create(config -> {
             config.jetty.host = host;
@@ -41,10 +40,11 @@ final class HttpApi {
             config.startup.showJavalinBanner = false;
             config.http.maxRequestSize = JsonBody.MAX_BYTES;
             config.http.prefer405over404 = true;
+            config.requestLogger.http(metrics::recordRequest);
 
             config.routes.before("/api/v2/*", authentication);
             config.routes.before("/metrics", authentication);
-            config.routes.get("/metrics", ctx -> ServerMetrics.scrape(metrics, ctx));
+            config.routes.get("/metrics", metrics::scrape);
             config.routes.post("/api/v2/project", projects::create);
             config.routes.get("/api/v2/project", projects::list);
             config.routes.get("/api/v2/project/{vcs}/{org}/{name}", projects::get);

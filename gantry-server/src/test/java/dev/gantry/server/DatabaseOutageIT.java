@@ -94,5 +94,8 @@ class DatabaseOutageIT {
         assertThat(retried.json().get("number").asLong()).isEqualTo(1);
         assertThat(server.count("gantry.pipeline")).isOne();
         assertThat(server.count("gantry_queue.message")).isOne();
+        // An operator sees the outage in the pool's meters: requests that timed out waiting for a connection.
+        assertThat(api.get("/metrics").body())
+                .containsPattern("\nhikaricp_connections_timeout_total\\{pool=\"outage\"} [1-9]");
     }
 }

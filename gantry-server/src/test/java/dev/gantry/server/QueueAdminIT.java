@@ -1,6 +1,7 @@
 package dev.gantry.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.gantry.queue.MessageState;
@@ -12,6 +13,7 @@ import dev.gantry.testkit.EmbeddedPostgresExtension;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.net.http.HttpRequest;
 import java.nio.file.Path;
+import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -128,23 +130,36 @@ class QueueAdminIT {
     }
 
     @Test
-    void the_queue_and_jvm_meters_are_scraped_with_the_admin_token_as_bearer() {
+    void the_queue_http_pool_and_jvm_meters_are_scraped_with_the_admin_token_as_bearer() {
         server.createProject("acme", "app");
         assertThat(server.api().post("/api/v2/project/gantry/acme/app/pipeline", "{\"branch\": \"main\"}").status())
                 .isEqualTo(201);
+        assertThat(server.api().get("/api/v2/no/such/route/17").status()).isEqualTo(404);
+        System.gc();
 
-        ApiClient.Answer scraped = server.api().anonymous().get("/metrics",
-                "Authorization", "Bearer " + server.token(TokenKind.ADMIN));
-        assertThat(scraped.status()).as(scraped.body()).isEqualTo(200);
-        assertThat(scraped.header("Content-Type")).startsWith("text/plain; version=0.0.4");
-        assertThat(scraped.body())
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(scrape())
                 .contains("gantry_queue_messages_total{event=\"enqueued\",queue=\"pipeline-plan\"} 1.0")
                 .contains("gantry_queue_depth{queue=\"pipeline-plan\",state=\"ready\"} 1.0")
                 .containsPattern("\ngantry_queue_db_commit_latency_seconds [0-9]")
                 .containsPattern("\ngantry_queue_db_wal_bytes_per_second [0-9]")
-                .contains("jvm_memory_used_bytes{");
+                .containsPattern("\nhttp_server_requests_seconds_count\\{method=\"POST\",status=\"201\","
+                        + "uri=\"/api/v2/project/\\{vcs}/\\{org}/\\{name}/pipeline\"} 1(\\.0)?\n")
+                .containsPattern("\nhttp_server_requests_seconds_count\\{method=\"GET\",status=\"404\","
+                        + "uri=\"NOT_FOUND\"} 1(\\.0)?\n")
+                .containsPattern("\nhikaricp_connections_pending\\{pool=\"[^\"]+\"} 0")
+                .contains("hikaricp_connections_timeout_total{")
+                .contains("jvm_memory_used_bytes{")
+                .contains("jvm_gc_pause_seconds_count{"));
 
         assertThat(server.api().anonymous().get("/metrics").status()).isEqualTo(401);
+    }
+
+    private static String scrape() {
+        ApiClient.Answer scraped = server.api().anonymous().get("/metrics",
+                "Authorization", "Bearer " + server.token(TokenKind.ADMIN));
+        assertThat(scraped.status()).as(scraped.body()).isEqualTo(200);
+        assertThat(scraped.header("Content-Type")).startsWith("text/plain; version=0.0.4");
+        return scraped.body();
     }
 
     private static ApiClient.Answer put(String path, String json) {
