@@ -10,8 +10,10 @@ import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.Properties;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.regex.Pattern;
@@ -37,6 +39,9 @@ public final class Database implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Database.class);
     private static final Pattern DATABASE_NAME = Pattern.compile("[a-z_][a-z0-9_]{0,62}");
     private static final String DUPLICATE_DATABASE = "42P04";
+    /** Longest {@link #close()} waits for other processes to disconnect from the embedded server it stops. */
+    static final Duration OTHERS_CLOSE_WAIT = Duration.ofSeconds(10);
+    private static final Duration OTHERS_POLL = Duration.ofMillis(100);
 
     private final DatabaseSettings settings;
     private final EmbeddedDatabase embedded;
@@ -144,7 +149,10 @@ public final class Database implements AutoCloseable {
         return url.withDatabase(name);
     }
 
-    /** Closes the pool, then stops the embedded server if this process runs one. Idempotent. */
+    /**
+     * Closes the pool, then stops the embedded server if this process runs one, once other processes attached to it
+     * ({@link #startOrAttach}) have disconnected or after {@link #OTHERS_CLOSE_WAIT}. Idempotent.
+     */
     @Override
     public void close() {
         if (closed.getAndSet(true)) {
@@ -154,8 +162,48 @@ public final class Database implements AutoCloseable {
             pool.close();
         } finally {
             if (embedded != null) {
+                awaitOtherClients();
                 embedded.close();
             }
+        }
+    }
+
+    /**
+     * Waits for the connections of other processes to the embedded server to end: a {@code gantry queue} command
+     * that attached to the server this process started would otherwise lose it mid-statement. The commands take a
+     * second or so; anything still connected after the wait (a {@code psql} session) is cut off by the fast stop.
+     */
+    private void awaitOtherClients() {
+        Properties login = new Properties();
+        login.setProperty("user", EmbeddedDatabase.SUPERUSER);
+        long deadline = System.nanoTime() + OTHERS_CLOSE_WAIT.toNanos();
+        try (Connection connection = DriverManager.getConnection(embedded.url("postgres").jdbcUrl(), login);
+             PreparedStatement others = connection.prepareStatement("SELECT count(*) FROM pg_stat_activity "
+                     + "WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()")) {
+            boolean logged = false;
+            for (long count; (count = countOf(others)) > 0; ) {
+                if (System.nanoTime() - deadline > 0) {
+                    LOG.warn("Stopping the embedded database with {} connections of other processes still open", count);
+                    return;
+                }
+                if (!logged) {
+                    LOG.info("Waiting up to {} for {} connections of other processes before stopping the embedded "
+                            + "database", SettingValues.format(OTHERS_CLOSE_WAIT), count);
+                    logged = true;
+                }
+                Thread.sleep(OTHERS_POLL.toMillis());
+            }
+        } catch (SQLException failure) {
+            LOG.warn("Cannot see who else is connected to the embedded database; stopping it: {}", failure.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static long countOf(PreparedStatement query) throws SQLException {
+        try (ResultSet rows = query.executeQuery()) {
+            rows.next();
+            return rows.getLong(1);
         }
     }
 
@@ -215,7 +263,7 @@ public final class Database implements AutoCloseable {
         return config;
     }
 
-    private static long ceilSeconds(java.time.Duration d) {
+    private static long ceilSeconds(Duration d) {
         return (d.toMillis() + 999) / 1000;
     }
 

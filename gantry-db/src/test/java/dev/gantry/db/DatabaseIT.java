@@ -21,6 +21,8 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -59,6 +61,23 @@ class DatabaseIT {
         try (Database alone = Database.startOrAttach(settings)) {
             assertThat(alone.isEmbedded()).as("with no owner it starts the server itself").isTrue();
         }
+    }
+
+    @Test
+    void the_owner_stops_the_server_only_once_an_attached_process_has_disconnected() throws Exception {
+        DatabaseSettings settings = DatabaseSettings.builder().home(home).poolSize(2).build();
+        Database owner = Database.start(settings);
+        CompletableFuture<Void> ownerClosed;
+        try (Database attached = Database.startOrAttach(settings)) {
+            ownerClosed = CompletableFuture.runAsync(owner::close);
+            Thread.sleep(1_000);
+            assertThat(ownerClosed).as("the owner waits for the attached pool").isNotDone();
+            assertThat(query(attached.getDataSource(), "SELECT 'still up'")).containsExactly("still up");
+        }
+        long closing = System.nanoTime();
+        ownerClosed.get(Database.OTHERS_CLOSE_WAIT.toSeconds(), TimeUnit.SECONDS);
+        assertThat(Duration.ofNanos(System.nanoTime() - closing)).isLessThan(Database.OTHERS_CLOSE_WAIT.dividedBy(2));
+        assertThat(home.resolve("postgres/postmaster.pid")).doesNotExist();
     }
 
     @Test
