@@ -83,7 +83,6 @@ class PipelinesIT {
         List<Message> planned = queues.claim("pipeline-plan", "test", 10);
         assertThat(planned).singleElement().satisfies(message -> {
             assertThat(message.payload()).isEqualTo(id);
-            assertThat(message.uniqueKey()).isEqualTo("pipeline/" + id);
             assertThat(message.group()).isEqualTo("acme");
         });
     }
