@@ -86,7 +86,7 @@ public final class Queues implements AutoCloseable {
 
     /** Enqueues in a transaction of its own. */
     public Enqueued enqueue(NewMessage message) {
-        return call("enqueue", () -> jdbi.inTransaction(h -> insert(h, message)));
+        return transaction("enqueue", h -> insert(h, message));
     }
 
     /**
@@ -545,7 +545,8 @@ public final class Queues implements AutoCloseable {
     /**
      * Runs {@code body} in a transaction of its own, and again at once (up to {@value #CONFLICT_TRIES} tries) when
      * the database aborted it for a conflict with another transaction: a seal that moved one of its rows to a newer
-     * epoch, or a deadlock. Neither means the database is away, and backing off for them would stall claims.
+     * epoch, a deadlock, or an epoch switch its insert half saw ({@link SqlFailures#epochSwitch}). None means the
+     * database is away, and backing off for them would stall claims.
      */
     private <T> T transaction(String what, HandleCallback<T, RuntimeException> body) {
         return retryingConflicts(what, () -> jdbi.inTransaction(body));
@@ -565,7 +566,7 @@ public final class Queues implements AutoCloseable {
                 return body.get();
             } catch (RuntimeException e) {
                 String state = SqlFailures.sqlState(e);
-                boolean conflict = "40001".equals(state) || "40P01".equals(state);
+                boolean conflict = "40001".equals(state) || "40P01".equals(state) || SqlFailures.epochSwitch(e);
                 if (!conflict || tried == CONFLICT_TRIES) {
                     throw SqlFailures.translate(what, e);
                 }

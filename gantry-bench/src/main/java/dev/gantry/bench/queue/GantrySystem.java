@@ -2,6 +2,7 @@ package dev.gantry.bench.queue;
 
 import dev.gantry.queue.NewMessage;
 import dev.gantry.queue.QueueSettings;
+import dev.gantry.queue.QueueUnavailableException;
 import dev.gantry.queue.Queues;
 import dev.gantry.queue.Worker;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -29,6 +30,7 @@ import org.slf4j.LoggerFactory;
  */
 final class GantrySystem implements QueueSystem {
     private static final Logger log = LoggerFactory.getLogger(GantrySystem.class);
+    private static final int ENQUEUE_ATTEMPTS = 3;
     static final String QUEUE = "bench";
     static final Duration EPOCH_LENGTH = Duration.ofSeconds(5);
     static final Duration RETENTION = Duration.ofSeconds(30);
@@ -84,13 +86,29 @@ final class GantrySystem implements QueueSystem {
         }
     }
 
+    /**
+     * One producer transaction. A refusal as unavailable (an epoch switch its insert half saw, rarely) is retried after
+     * the wait it names, as an API client would; the messages keep their first enqueue time, so the wait is counted.
+     */
     @Override
-    public void enqueue(List<Long> enqueuedNanos) {
+    public void enqueue(List<Long> enqueuedNanos) throws InterruptedException {
         List<NewMessage> batch = new ArrayList<>(enqueuedNanos.size());
         for (Long nanos : enqueuedNanos) {
             batch.add(NewMessage.to(QUEUE).payload(Long.toString(nanos)));
         }
-        jdbi.useTransaction(h -> producerSide.enqueueAll(h, batch));
+        for (int attempt = 1; ; attempt++) {
+            try {
+                jdbi.useTransaction(h -> producerSide.enqueueAll(h, batch));
+                return;
+            } catch (QueueUnavailableException e) {
+                if (attempt == ENQUEUE_ATTEMPTS) {
+                    throw e;
+                }
+                log.warn("gantry-queue refused {} enqueues; retrying in {} ms: {}", batch.size(),
+                        e.retryAfter().toMillis(), e.getMessage());
+                Thread.sleep(e.retryAfter());
+            }
+        }
     }
 
     @Override
