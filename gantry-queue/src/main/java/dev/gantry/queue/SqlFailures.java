@@ -35,10 +35,10 @@ final class SqlFailures {
 
     /**
      * True when an insert found no partition of the hot table for its epoch: the newest epoch was read, but the
-     * statement routed rows with the partitions it saw before that epoch's was attached. Seen once in about two
-     * hundred epoch turns under the benchmark's load, always around a turn; the same statement in a new transaction
-     * goes through, so it is retried at once where the queue owns the transaction, and is a short "unavailable" where
-     * the caller does (its transaction is aborted, nothing of it was written).
+     * statement routed rows with the partitions it saw before that epoch's was attached. Seen once, in a benchmark
+     * run (about one in two hundred epoch turns under its load). A new transaction routes with the partitions as they
+     * are then, so it is retried at once where the queue owns the transaction, and is a short "unavailable" where the
+     * caller does (its transaction is aborted, nothing of it was written).
      */
     static boolean epochSwitch(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
