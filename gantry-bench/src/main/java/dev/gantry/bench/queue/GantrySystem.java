@@ -26,13 +26,14 @@ import org.slf4j.LoggerFactory;
  * through another, as an API server and a worker process would (so a wake-up crosses the database as a NOTIFY, not
  * a method call). Maintenance runs every {@link #MAINTAIN_EVERY} with epochs of {@link #EPOCH_LENGTH} and a retention
  * of {@link #RETENTION}, so that epochs are sealed and dropped within a run, as they would be over hours in
- * production.
+ * production; {@code -Dbench.queue.epochSeconds=60} runs the default's one-minute epochs instead, to see what the
+ * turns cost.
  */
 final class GantrySystem implements QueueSystem {
     private static final Logger log = LoggerFactory.getLogger(GantrySystem.class);
     private static final int ENQUEUE_ATTEMPTS = 3;
     static final String QUEUE = "bench";
-    static final Duration EPOCH_LENGTH = Duration.ofSeconds(5);
+    static final Duration EPOCH_LENGTH = Duration.ofSeconds(Integer.getInteger("bench.queue.epochSeconds", 5));
     static final Duration RETENTION = Duration.ofSeconds(30);
     static final Duration MAINTAIN_EVERY = Duration.ofSeconds(1);
 
