@@ -42,7 +42,7 @@ public final class ErrorResponses {
                         rootCause(failure));
                 ctx.header("Retry-After", Long.toString(seconds));
                 Json.respond(ctx, 503, body("the database cannot take this request now; retry after " + seconds
-                        + " seconds", null, null));
+                        + (seconds == 1 ? " second" : " seconds"), null, null));
             } else {
                 String errorId = UUID.randomUUID().toString();
                 LOG.error("{} {} failed, error id {}", ctx.method(), ctx.path(), errorId, failure);
