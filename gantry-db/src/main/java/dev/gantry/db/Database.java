@@ -174,10 +174,8 @@ public final class Database implements AutoCloseable {
      * second or so; anything still connected after the wait (a {@code psql} session) is cut off by the fast stop.
      */
     private void awaitOtherClients() {
-        Properties login = new Properties();
-        login.setProperty("user", EmbeddedDatabase.SUPERUSER);
         long deadline = System.nanoTime() + OTHERS_CLOSE_WAIT.toNanos();
-        try (Connection connection = DriverManager.getConnection(embedded.url("postgres").jdbcUrl(), login);
+        try (Connection connection = maintenanceConnection(embedded);
              PreparedStatement others = connection.prepareStatement("SELECT count(*) FROM pg_stat_activity "
                      + "WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()")) {
             boolean logged = false;
@@ -207,11 +205,15 @@ public final class Database implements AutoCloseable {
         }
     }
 
-    private static DatabaseUrl embeddedGantryDatabase(EmbeddedDatabase embedded) {
-        DatabaseUrl maintenance = embedded.url("postgres");
+    /** A connection of its own, outside the pool, to the embedded server's {@code postgres} database. */
+    private static Connection maintenanceConnection(EmbeddedDatabase embedded) throws SQLException {
         Properties login = new Properties();
         login.setProperty("user", EmbeddedDatabase.SUPERUSER);
-        try (Connection connection = DriverManager.getConnection(maintenance.jdbcUrl(), login)) {
+        return DriverManager.getConnection(embedded.url("postgres").jdbcUrl(), login);
+    }
+
+    private static DatabaseUrl embeddedGantryDatabase(EmbeddedDatabase embedded) {
+        try (Connection connection = maintenanceConnection(embedded)) {
             createIfMissing(connection, EMBEDDED_DATABASE_NAME);
         } catch (SQLException failure) {
             throw new DatabaseStartException("Cannot create the '" + EMBEDDED_DATABASE_NAME + "' database on the "
