@@ -565,9 +565,7 @@ public final class Queues implements AutoCloseable {
             try {
                 return body.get();
             } catch (RuntimeException e) {
-                String state = SqlFailures.sqlState(e);
-                boolean conflict = "40001".equals(state) || "40P01".equals(state) || SqlFailures.epochSwitch(e);
-                if (!conflict || tried == CONFLICT_TRIES) {
+                if (!SqlFailures.retryAtOnce(e) || tried == CONFLICT_TRIES) {
                     throw SqlFailures.translate(what, e);
                 }
             }

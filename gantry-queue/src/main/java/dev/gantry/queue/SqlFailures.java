@@ -52,6 +52,15 @@ final class SqlFailures {
         return false;
     }
 
+    /**
+     * True when the failed transaction can be run again at once: a serialisation conflict, a deadlock, or an epoch
+     * switch. None means the database is away.
+     */
+    static boolean retryAtOnce(Throwable e) {
+        String state = sqlState(e);
+        return "40001".equals(state) || "40P01".equals(state) || epochSwitch(e);
+    }
+
     static boolean unavailable(String state, Throwable e) {
         return SqlStates.unavailable(e);
     }
