@@ -5,13 +5,14 @@ package dev.gantry.bench.queue;
  *
  * @param system           the system's name
  * @param messages         messages enqueued in the workload
- * @param completed        burn-down: of those, completed when the workload ended; steady: completions in the
- *                         window (including any that an earlier workload left pending)
+ * @param completed        burn-down: of those, completed when the workload ended; steady and sustained:
+ *                         completions in the window (including any that an earlier workload left pending)
  * @param finished         messages completed by the end of the measurement, whose whole life its WAL covers
- *                         (steady: the window and the drain after it)
- * @param enqueuePerSecond messages enqueued per second (burn-down: the pre-enqueue; steady: the achieved rate)
- * @param perSecond        completions per second (burn-down: from the first start to the last completion; steady:
- *                         completions in the window divided by the window)
+ *                         (steady and sustained: the window and the drain after it)
+ * @param enqueuePerSecond messages enqueued per second (burn-down: the pre-enqueue; steady and sustained: the
+ *                         achieved rate)
+ * @param perSecond        completions per second (burn-down: from the first start to the last completion; steady
+ *                         and sustained: completions in the window divided by the window)
  * @param p50Ms            enqueue→start median in ms; NaN where not measured (burn-down)
  * @param p99Ms            enqueue→start 99th percentile in ms; NaN where not measured
  * @param maxMs            enqueue→start maximum in ms; NaN where not measured

@@ -11,10 +11,13 @@ import java.util.function.Supplier;
 
 /**
  * {@code bench queue}: gantry-queue, db-scheduler and JobRunr, one after the other, each on a fresh database of the
- * same embedded PostgreSQL (fsync and synchronous commit on), through the same two workloads with W no-op workers:
- * the {@link BurnDown} of a pre-enqueued backlog, which gives each system's maximum throughput, then the
- * {@link Steady} load at {@code steadyFraction} of gantry-queue's burn-down throughput. Prints a table per workload
- * and ends with the line {@link Report#resultLine} describes. Exit code 1 when a system failed.
+ * same embedded PostgreSQL (fsync and synchronous commit on), through the same workloads with W no-op workers: the
+ * {@link BurnDown} of a pre-enqueued backlog, which gives each system's maximum throughput with nothing else running;
+ * its sustained maximum, the most it completes while producers keep a backlog waiting ({@link Steady.Load.Backlog});
+ * then the {@link Steady} load at {@code steadyFraction} of gantry-queue's burn-down throughput. Gantry-queue also runs
+ * the steady load at {@code steadyFraction} of its own sustained maximum, the other reading of "its maximum rate".
+ * Prints a table per workload and ends with the line {@link Report#resultLine} describes (from the burn-down and the
+ * steady load at the burn-down's fraction). Exit code 1 when a system failed.
  */
 public final class QueueSuite implements Suite {
 
@@ -25,7 +28,8 @@ public final class QueueSuite implements Suite {
 
     @Override
     public String description() {
-        return "gantry-queue vs db-scheduler and JobRunr on one embedded PostgreSQL: burn-down and steady load";
+        return "gantry-queue vs db-scheduler and JobRunr on one embedded PostgreSQL: burn-down, sustained maximum and "
+                + "steady load";
     }
 
     @Override
@@ -34,7 +38,9 @@ public final class QueueSuite implements Suite {
         List<Supplier<QueueSystem>> systems = selected(List.of(GantrySystem::new, DbSchedulerSystem::new,
                 JobRunrSystem::new));
         List<Figures> burnDown = new ArrayList<>();
+        List<Figures> sustained = new ArrayList<>();
         List<Figures> steady = new ArrayList<>();
+        List<Figures> steadyOfSustained = new ArrayList<>();
         boolean failed = false;
         out.println("bench queue" + (quick ? " --quick" : "") + ": " + config.describe());
         out.printf(Locale.ROOT, "JVM: %s %s, %d processors; %s%n", System.getProperty("java.vm.name"),
@@ -43,6 +49,7 @@ public final class QueueSuite implements Suite {
             out.println(server.durability());
             StartProbe probe = new StartProbe();
             double rate = Double.NaN;
+            double rateOfSustained = Double.NaN;
             for (Supplier<QueueSystem> supplier : systems) {
                 QueueSystem system = supplier.get();
                 String database = "bench_" + system.name().replace('-', '_');
@@ -63,13 +70,22 @@ public final class QueueSuite implements Suite {
                     if (burn.timedOut()) {
                         drainLeftovers(system, config, out);
                     }
+                    Figures most = Steady.run(system, dataSource, server, config, probe,
+                            new Steady.Load.Backlog(config.sustainedBacklog()), config.sustainedFor(), out);
+                    sustained.add(most);
                     if (system instanceof GantrySystem) {
                         rate = Math.floor(burn.perSecond() * config.steadyFraction());
+                        rateOfSustained = Math.floor(most.perSecond() * config.steadyFraction());
                     }
                     if (Double.isNaN(rate)) {
                         err.println("no steady run for " + system.name() + ": gantry-queue's rate is unknown");
                     } else {
-                        steady.add(Steady.run(system, dataSource, server, config, probe, rate, out));
+                        steady.add(Steady.run(system, dataSource, server, config, probe, new Steady.Load.Rate(rate),
+                                config.steadyFor(), out));
+                    }
+                    if (system instanceof GantrySystem) {
+                        steadyOfSustained.add(Steady.run(system, dataSource, server, config, probe,
+                                new Steady.Load.Rate(rateOfSustained), config.steadyFor(), out));
                     }
                 } catch (Exception e) {
                     failed = true;
@@ -83,10 +99,20 @@ public final class QueueSuite implements Suite {
                     + "to the last completion):%n", config.burnDownMessages(), config.workers());
             Report.burnDownTable(out, burnDown);
             out.println();
+            out.printf(Locale.ROOT, "Sustained maximum: producers keep %,d messages waiting for %d s, %d workers "
+                    + "(completions/s in the window, with their enqueues beside them):%n", config.sustainedBacklog(),
+                    config.sustainedFor().toSeconds(), config.workers());
+            Report.sustainedTable(out, sustained, burnDown);
+            out.println();
             out.printf(Locale.ROOT, "Steady load: %,.0f messages/s (%.0f%% of gantry-queue's burn-down) for %d s, "
                             + "%d workers; latency = enqueue call → handler start:%n", rate,
                     config.steadyFraction() * 100, config.steadyFor().toSeconds(), config.workers());
             Report.steadyTable(out, steady);
+            out.println();
+            out.printf(Locale.ROOT, "Steady load at %.0f%% of gantry-queue's sustained maximum instead: %,.0f "
+                    + "messages/s for %d s:%n", config.steadyFraction() * 100, rateOfSustained,
+                    config.steadyFor().toSeconds());
+            Report.steadyTable(out, steadyOfSustained);
             out.println();
             out.println("at the end: " + load() + " (other processes on this machine skew the figures)");
             out.println(Report.resultLine(burnDown, steady));
@@ -111,7 +137,8 @@ public final class QueueSuite implements Suite {
                 drainLeftovers(system, config, out);
             }
             Steady.run(system, dataSource, server, config, probe,
-                    Math.floor(burn.perSecond() * config.steadyFraction()), out);
+                    new Steady.Load.Rate(Math.floor(burn.perSecond() * config.steadyFraction())), config.steadyFor(),
+                    out);
         } finally {
             server.dropDatabase(database);
         }

@@ -6,7 +6,7 @@ import java.util.Locale;
 import java.util.Optional;
 
 /**
- * Prints the two tables of a run and its final line,
+ * Prints the tables of a run and its final line,
  * {@code RESULT gantry_per_s=N db_scheduler_per_s=N jobrunr_per_s=N ratio_vs_db_scheduler=X p99_start_ms=N
  * wal_bytes_per_msg=N dead_tuples_after=N}:
  * <ul>
@@ -37,6 +37,20 @@ final class Report {
                     percent(f.cost().cpuSteal()), f.timedOut()
                             ? String.format(Locale.ROOT, "  (timed out: %,d of %,d completed)", f.completed(),
                             f.messages()) : "");
+        }
+    }
+
+    /** The sustained maxima, each also as a share of the system's own burn-down. */
+    static void sustainedTable(PrintStream out, List<Figures> rows, List<Figures> burnDown) {
+        out.printf(Locale.ROOT, "%-13s %9s %13s %9s %14s %10s %11s %10s %9s %6s%n", "system", "enqueue/s",
+                "completions/s", "vs gantry", "of burn-down", "WAL B/msg", "dead after", "dead peak", "CPU busy",
+                "steal");
+        double base = perSecond(rows, GANTRY);
+        for (Figures f : rows) {
+            out.printf(Locale.ROOT, "%-13s %,9.0f %,13.0f %9s %14s %,10.0f %,11d %,10d %9s %6s%n", f.system(),
+                    f.enqueuePerSecond(), f.perSecond(), ratio(f.perSecond(), base),
+                    ratio(f.perSecond(), perSecond(burnDown, f.system())), f.walPerMessage(), f.cost().deadAfter(),
+                    f.cost().deadPeak(), percent(f.cost().cpuBusy()), percent(f.cost().cpuSteal()));
         }
     }
 

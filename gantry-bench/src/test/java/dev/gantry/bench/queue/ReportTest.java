@@ -65,6 +65,19 @@ class ReportTest {
     }
 
     @Test
+    void the_sustained_table_shows_each_maximum_against_gantry_and_against_the_system_s_own_burn_down() {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
+
+        Report.sustainedTable(out, List.of(steady("gantry-queue", 12), burn("db-scheduler", 1_000)),
+                List.of(burn("gantry-queue", 2_500), burn("db-scheduler", 1_250)));
+
+        assertThat(bytes.toString(StandardCharsets.UTF_8).lines().toList())
+                .anySatisfy(l -> assertThat(l).startsWith("gantry-queue").contains("2,000", "1.00×", "0.80×"))
+                .anySatisfy(l -> assertThat(l).startsWith("db-scheduler").contains("1,000", "0.50×", "0.80×"));
+    }
+
+    @Test
     void the_quick_run_is_smaller_and_shorter_than_the_full_one_with_the_same_workers_and_rate_fraction() {
         QueueBenchConfig quick = QueueBenchConfig.of(true);
         QueueBenchConfig full = QueueBenchConfig.of(false);
@@ -72,6 +85,8 @@ class ReportTest {
         assertThat(full.burnDownMessages()).isEqualTo(100_000);
         assertThat(quick.burnDownMessages()).isEqualTo(20_000);
         assertThat(quick.steadyFor()).isLessThan(full.steadyFor());
+        assertThat(quick.sustainedFor()).isLessThan(full.sustainedFor());
+        assertThat(quick.sustainedBacklog()).isEqualTo(full.sustainedBacklog());
         assertThat(quick.workers()).isEqualTo(full.workers()).isEqualTo(8);
         assertThat(quick.steadyFraction()).isEqualTo(full.steadyFraction()).isEqualTo(0.7);
     }
