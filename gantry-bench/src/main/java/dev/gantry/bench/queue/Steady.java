@@ -38,12 +38,23 @@ final class Steady {
 
     /** What the producers enqueue. */
     sealed interface Load {
+        /** The workload's name and goal, for the progress line. */
+        String describe();
+
         /** {@code perSecond} messages a second in all, whether or not the system keeps up. */
         record Rate(double perSecond) implements Load {
+            @Override
+            public String describe() {
+                return String.format(Locale.ROOT, "steady (%,.0f/s asked)", perSecond);
+            }
         }
 
         /** As many as keep {@code messages} waiting to start (enqueued, not started), however fast they start. */
         record Backlog(long messages) implements Load {
+            @Override
+            public String describe() {
+                return String.format(Locale.ROOT, "sustained (keeping %,d waiting)", messages);
+            }
         }
     }
 
@@ -88,13 +99,10 @@ final class Steady {
                         (System.nanoTime() - windowEnd) / 1_000), notStarted);
             }
             Measurement.Cost cost = measurement.end();
-            out.printf(Locale.ROOT, "  %s: enqueued %,d in %.1f s (%.0f/s, %s), %,d pending at the start and %,d at "
-                            + "the end of the window, %,d still pending and %,d not started after draining%n",
-                    load instanceof Load.Rate ? "steady" : "sustained", enqueued, window, enqueued / window,
-                    switch (load) {
-                        case Load.Rate r -> String.format(Locale.ROOT, "%.0f/s asked", r.perSecond());
-                        case Load.Backlog b -> String.format(Locale.ROOT, "keeping %,d waiting", b.messages());
-                    }, pendingAtStart, pendingAtEnd, pending, notStarted);
+            out.printf(Locale.ROOT, "  %s: enqueued %,d in %.1f s (%,.0f/s), %,d pending at the start and %,d at the "
+                            + "end of the window, %,d still pending and %,d not started after draining%n",
+                    load.describe(), enqueued, window, enqueued / window, pendingAtStart, pendingAtEnd, pending,
+                    notStarted);
             long finished = Math.max(0, pendingAtStart + enqueued - pending);
             return new Figures(system.name(), enqueued, completedInWindow, finished, enqueued / window,
                     completedInWindow / window, millis(latency, 50), millis(latency, 99),

@@ -92,6 +92,12 @@ class ReportTest {
     }
 
     @Test
+    void each_producer_load_names_its_workload_and_goal_in_the_progress_line() {
+        assertThat(new Steady.Load.Rate(8_804).describe()).isEqualTo("steady (8,804/s asked)");
+        assertThat(new Steady.Load.Backlog(2_000).describe()).isEqualTo("sustained (keeping 2,000 waiting)");
+    }
+
+    @Test
     void db_scheduler_instance_ids_carry_the_enqueue_time_after_the_sequence_number() {
         assertThat(DbSchedulerSystem.enqueuedNanos("17-123456789012")).isEqualTo(123_456_789_012L);
         assertThat(DbSchedulerSystem.enqueuedNanos("3--5")).isEqualTo(-5L);
