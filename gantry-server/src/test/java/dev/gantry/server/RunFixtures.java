@@ -13,7 +13,6 @@ import org.jdbi.v3.core.Jdbi;
  */
 final class RunFixtures {
     private final Jdbi jdbi;
-    private final AtomicLong numbers = new AtomicLong();
     private final AtomicLong clock = new AtomicLong();
 
     final UUID projectId = UUID.randomUUID();
@@ -112,10 +111,13 @@ final class RunFixtures {
         /** Inserts the job and, if queued, its tasks, each queued a microsecond after the previous fixture's. */
         UUID insert() {
             UUID id = UUID.randomUUID();
-            long number = numbers.incrementAndGet();
             Instant queuedAt = Instant.parse("2026-01-01T00:00:00Z").plusNanos(1000 * clock.incrementAndGet());
             String spec = String.format("{\"name\": \"%s\", \"steps\": [{\"run\": {\"command\": \"make\"}}]}", name);
             jdbi.useHandle(h -> {
+                // Numbered as the product numbers jobs, so a rerun's number does not collide with a fixture's.
+                long number = h.createQuery("""
+                        UPDATE gantry.project SET last_job_number = last_job_number + 1 WHERE id = ?
+                        RETURNING last_job_number""").bind(0, projectId).mapTo(Long.class).one();
                 h.createUpdate("""
                         INSERT INTO gantry.job (id, workflow_id, project_id, number, name, type, status, requires,
                                                 resource_class, cpu, memory_mb, executor, parallelism, spec,
