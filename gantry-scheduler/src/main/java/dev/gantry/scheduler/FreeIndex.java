@@ -13,7 +13,7 @@ import java.util.Map;
  * free capacity, the one with the smallest id, rather than every instance. How many distinct free capacities there
  * are depends on the resource classes, not on the number of instances: a 16-vCPU type running default classes has
  * at most 16. The result does not depend on the order the free capacities are looked at in, since equal scores are
- * broken by id.
+ * broken by capacity, then by id.
  *
  * <p>An instance leaves the index when any dimension of its free capacity reaches zero, since every class demands
  * some of each. Lives for one {@link Placement#place} call on one thread.
@@ -37,8 +37,9 @@ final class FreeIndex {
     }
 
     /**
-     * The instance of {@code pool} with room for {@code demand} that strands the least capacity, ties by id; {@code
-     * excluded} (the instance held for an older job, or null) is passed over. Null when none has room.
+     * The instance of {@code pool} with room for {@code demand} that strands the least capacity, ties to the smaller
+     * instance (it strands less in absolute terms), then by id; {@code excluded} (the instance held for an older job,
+     * or null) is passed over. Null when none has room.
      */
     WorkingInstance bestFit(String pool, Resources demand, WorkingInstance excluded) {
         List<Group> groups = groupsByPool.get(pool);
@@ -67,6 +68,9 @@ final class FreeIndex {
                 WorkingInstance candidate = byOrdinal[ordinal];
                 double leftover = candidate.leftoverAfter(demand);
                 int order = best == null ? -1 : Double.compare(leftover, bestLeftover);
+                if (order == 0) {
+                    order = Resources.SMALLEST_FIRST.compare(g.capacity(), best.capacity());
+                }
                 if (order < 0 || order == 0 && ordinal < best.ordinal()) {
                     best = candidate;
                     bestLeftover = leftover;

@@ -19,7 +19,8 @@ import java.util.OptionalInt;
  *   <li>Jobs are considered oldest first, whatever their class (strict priority by age; ties by id).</li>
  *   <li>A job whose organisation runs as many jobs as its limit allows waits ({@link WaitReason#ORG_CONCURRENCY_LIMIT}).</li>
  *   <li>Otherwise it goes to the ready instance of its pool with room for it that leaves the least capacity stranded
- *       (best fit over vCPU, memory and disk, each as a fraction of the instance; ties by instance id).</li>
+ *       (best fit over vCPU, memory and disk, each as a fraction of the instance; ties to the smaller instance,
+ *       then by instance id).</li>
  *   <li>The oldest job of a pool that fits nowhere reserves the instance expected to have room for it soonest.
  *       Younger jobs may use that instance only if their expected duration ends by the reservation's start
  *       (backfill); a job of unknown duration may not. This is what keeps large classes from starving behind a

@@ -1,11 +1,16 @@
 package dev.gantry.scheduler;
 
+import java.util.Comparator;
+
 /**
  * An amount of the three resources the scheduler packs: virtual CPUs, memory and disk. Used both for what a job
  * demands and for what an instance has (its capacity, or what is free on it). Never negative.
  */
 public record Resources(int vcpu, int memoryMb, int diskGb) {
     public static final Resources NONE = new Resources(0, 0, 0);
+    /** Fewer vCPUs first, then less memory, then less disk. */
+    public static final Comparator<Resources> SMALLEST_FIRST = Comparator.comparingInt(Resources::vcpu)
+            .thenComparingInt(Resources::memoryMb).thenComparingInt(Resources::diskGb);
 
     public Resources {
         if (vcpu < 0 || memoryMb < 0 || diskGb < 0) {

@@ -45,6 +45,23 @@ class PlacementTest {
         assertThat(d.assignments()).containsExactly(new Assignment("j", "b"));
     }
 
+    /**
+     * A medium job strands a quarter of either instance: 1 of 4 vCPUs on the first, 2 of 8 on the second. Taking the
+     * smaller one keeps 4 vCPUs together for the large job, whatever the instances are called.
+     */
+    @Test
+    void a_tie_goes_to_the_smaller_instance_so_names_do_not_decide_the_packing() {
+        for (String[] names : List.of(new String[] {"a", "b"}, new String[] {"b", "a"})) {
+            Decision d = Placement.place(snapshot(List.of(
+                            ready(names[0] + "-8", M8, runningForever("r1", LARGE)),
+                            ready(names[1] + "-4", Fleet.type("m4", 4), runningForever("r2", SMALL))),
+                    job("medium", MEDIUM, -2), job("large", LARGE, -1)));
+
+            assertThat(d.assignments()).containsExactlyInAnyOrder(new Assignment("medium", names[1] + "-4"),
+                    new Assignment("large", names[0] + "-8"));
+        }
+    }
+
     @Test
     void the_oldest_job_goes_first_whatever_its_class() {
         List<Instance> fourFree = List.of(ready("a", M8, runningForever("r1", LARGE)));

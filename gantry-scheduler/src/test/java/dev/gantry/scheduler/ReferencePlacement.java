@@ -70,6 +70,7 @@ final class ReferencePlacement {
                     .filter(i -> i.pool().equals(job.pool()) && i.hasRoomNow(job.demand()))
                     .filter(i -> held == null || i != held.instance() || endsBefore(job, held.reservation()))
                     .min(Comparator.comparingDouble((ReferenceInstance i) -> i.leftoverAfter(job.demand()))
+                            .thenComparing(ReferenceInstance::capacity, Resources.SMALLEST_FIRST)
                             .thenComparing(ReferenceInstance::id));
             if (best.isPresent()) {
                 best.get().place(job.demand(), job.organization(), job.expectedDuration().map(now::plus));
