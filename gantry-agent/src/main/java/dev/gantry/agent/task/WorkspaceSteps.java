@@ -11,7 +11,8 @@ import java.util.List;
 /**
  * {@code persist_to_workspace} and {@code attach_workspace}. A layer is a {@code tar.gz} of the persisted paths,
  * named relative to {@code root}; attaching extracts every layer the server lists, oldest first, into {@code at},
- * so later files overwrite earlier ones. Paths are literal (no globs yet).
+ * so later files overwrite earlier ones. A path with {@code * ? [ \} is a pattern ({@link PathGlob}, Go's, as in
+ * CircleCI) and must match something; one without must exist.
  */
 final class WorkspaceSteps {
     private WorkspaceSteps() {
@@ -26,12 +27,29 @@ final class WorkspaceSteps {
                 ctx.log().line("Cannot persist " + configPath + ": it is not inside the root " + root);
                 return StepResult.FAILED;
             }
-            if (!Archives.exists(path)) {
+            List<Path> matched;
+            if (PathGlob.isPattern(configPath)) {
+                try {
+                    matched = PathGlob.matches(root, root.relativize(path).toString());
+                } catch (IllegalArgumentException e) {
+                    ctx.log().line("Cannot persist " + configPath + ": " + e.getMessage());
+                    return StepResult.FAILED;
+                }
+                if (matched.isEmpty()) {
+                    ctx.log().line("Cannot persist " + configPath + ": the pattern matches nothing in " + root);
+                    return StepResult.FAILED;
+                }
+                ctx.log().line(configPath + " matches " + describe(root, matched));
+            } else if (Archives.exists(path)) {
+                matched = List.of(path);
+            } else {
                 ctx.log().line("Cannot persist " + configPath + ": " + path + " does not exist");
                 return StepResult.FAILED;
             }
-            String name = root.relativize(path).toString();
-            roots.add(new Archives.Root(path, name.isEmpty() ? "." : name));
+            for (Path match : matched) {
+                String name = root.relativize(match).toString();
+                roots.add(new Archives.Root(match, name.isEmpty() ? "." : name));
+            }
         }
         Path archive = Files.createTempFile(ctx.dir().tmp(), "workspace-", ".tar.gz");
         try {
@@ -43,6 +61,19 @@ final class WorkspaceSteps {
             Files.deleteIfExists(archive);
         }
         return StepResult.SUCCESS;
+    }
+
+    /** The first few matches by name, and how many more: a pattern can match thousands of files. */
+    private static String describe(Path root, List<Path> matched) {
+        int shown = Math.min(matched.size(), 5);
+        StringBuilder out = new StringBuilder();
+        for (int k = 0; k < shown; k++) {
+            out.append(k == 0 ? "" : ", ").append(root.relativize(matched.get(k)));
+        }
+        if (matched.size() > shown) {
+            out.append(" and ").append(matched.size() - shown).append(" more");
+        }
+        return out.toString();
     }
 
     static StepResult attach(StepContext ctx, Step.AttachWorkspace step) throws IOException, InterruptedException {

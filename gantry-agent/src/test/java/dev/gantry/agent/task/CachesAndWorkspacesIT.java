@@ -96,4 +96,46 @@ class CachesAndWorkspacesIT {
         assertThat(task.lastReports().get(0).path("status").asText()).isEqualTo("success");
         assertThat(task.lastReports().get(1).path("status").asText()).isEqualTo("failed");
     }
+
+    @Test
+    void persisted_paths_are_go_patterns_that_match_whole_names_at_their_depth() throws Exception {
+        ObjectNode producer = Assignments.of(job("build", List.of(
+                run("Make", "mkdir -p build/libs build/tmp && echo app > build/libs/app.jar"
+                        + " && echo src > build/libs/app-sources.jar && echo dot > build/libs/.hidden.jar"
+                        + " && echo tmp > build/tmp/app.jar && echo odd > 'build/libs/[x].txt'"
+                        + " && echo no > build/libs/app.jar.md5"),
+                new Step.PersistToWorkspace("Persist", ".", List.of("build/libs/*.jar", "build/libs/\\[x].txt"),
+                        ON_SUCCESS))), "", "main", "abc");
+
+        assertThat(harness.run(producer)).contains(TaskOutcome.SUCCESS);
+        assertThat(harness.api.task(Assignments.jobId(producer)).outputText())
+                .contains("build/libs/*.jar matches build/libs/.hidden.jar, build/libs/app-sources.jar, "
+                        + "build/libs/app.jar\n");
+
+        ObjectNode consumer = Assignments.of(job("test", List.of(
+                new Step.AttachWorkspace("Attach", "ws", ON_SUCCESS),
+                run("List", "cd ws && find . -type f | sort"))), "", "main", "def");
+
+        assertThat(harness.run(consumer)).contains(TaskOutcome.SUCCESS);
+        assertThat(harness.api.task(Assignments.jobId(consumer)).outputText()).endsWith("==> List\n"
+                + "./build/libs/.hidden.jar\n./build/libs/[x].txt\n./build/libs/app-sources.jar\n./build/libs/app.jar\n");
+    }
+
+    @Test
+    void a_pattern_that_matches_nothing_or_is_malformed_fails_its_step_with_the_reason() throws Exception {
+        ObjectNode a = Assignments.of(job("build", List.of(
+                run("Make", "mkdir -p dist && echo x > dist/app.js"),
+                new Step.PersistToWorkspace("No match", ".", List.of("dist/*.js", "dist/*.map"), ON_SUCCESS),
+                new Step.PersistToWorkspace("Malformed", ".", List.of("dist/[a-"), Step.When.ALWAYS))),
+                "", "main", "abc");
+
+        assertThat(harness.run(a)).contains(TaskOutcome.FAILED);
+
+        FakeTask task = harness.api.task(Assignments.jobId(a));
+        assertThat(task.outputText()).contains("Cannot persist dist/*.map: the pattern matches nothing in ",
+                "Cannot persist dist/[a-: malformed pattern [a-: a [ is not closed");
+        assertThat(task.lastReports().get(1).path("status").asText()).isEqualTo("failed");
+        assertThat(task.lastReports().get(2).path("status").asText()).isEqualTo("failed");
+        assertThat(harness.api.workspaceLayerCount()).isZero();
+    }
 }

@@ -74,6 +74,12 @@ public final class FakeAgentApi implements AutoCloseable {
         return List.copyOf(registrations);
     }
 
+    public int workspaceLayerCount() {
+        synchronized (layers) {
+            return layers.size();
+        }
+    }
+
     public List<String> cacheKeys() {
         synchronized (caches) {
             return caches.stream().map(Map.Entry::getKey).toList();
