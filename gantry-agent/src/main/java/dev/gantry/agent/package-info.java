@@ -18,6 +18,7 @@
  * <h2>Retries</h2>
  * Every call retries connection failures, 5xx and 429 with capped exponential backoff and full jitter, honouring
  * {@code Retry-After} ({@link dev.gantry.agent.protocol.RetryPolicy}); a call gives up after the lease timeout.
+ * Quick retries are budgeted, one per ten calls plus a burst of ten; beyond that a retry waits the longest wait.
  * The claim loop then waits and asks again (forever, backing off up to 30 s): an agent outlives a server restart.
  * A 401 is fatal. A 409 on a task call means the lease is gone: the task's processes are killed and nothing more is
  * sent about it. Output is resent from the last acknowledged offset; the server skips what it already has.

@@ -45,7 +45,7 @@ public final class HttpAgentServer implements AgentServer {
             throw new IllegalArgumentException("an agent token is required");
         }
         String base = server.toString().replaceAll("/+$", "");
-        this.calls = new HttpCalls(base, URI.create(base + BASE), token, retry);
+        this.calls = new HttpCalls(base, URI.create(base + BASE), token, retry, RetryBudget.standard());
     }
 
     @Override

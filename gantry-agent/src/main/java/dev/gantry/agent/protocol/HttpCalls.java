@@ -19,8 +19,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Sends one request with the agent's retry rules. {@link #retryable} is the one place that decides what is worth
  * retrying: a connection that failed or timed out, 5xx and 429, waiting {@code Retry-After} when the server gives
- * one. 401 throws {@link UnauthorizedException} at once; every other status is the caller's to judge.
- * Thread-safe.
+ * one. 401 throws {@link UnauthorizedException} at once; every other status is the caller's to judge. Quick retries
+ * are budgeted per server ({@link RetryBudget}). Thread-safe.
  */
 final class HttpCalls {
     private static final Logger LOG = LoggerFactory.getLogger(HttpCalls.class);
@@ -29,13 +29,16 @@ final class HttpCalls {
     private final URI base;
     private final String token;
     private volatile RetryPolicy retry;
+    private final RetryBudget budget;
+    private volatile boolean budgetSpent;
     private final HttpClient http;
 
-    HttpCalls(String server, URI base, String token, RetryPolicy retry) {
+    HttpCalls(String server, URI base, String token, RetryPolicy retry, RetryBudget budget) {
         this.server = server;
         this.base = base;
         this.token = token;
         this.retry = retry;
+        this.budget = budget;
         this.http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10))
                 .followRedirects(HttpClient.Redirect.NEVER).build();
     }
@@ -69,6 +72,7 @@ final class HttpCalls {
     Reply send(String what, TaskRef task, HttpRequest request, Path download) throws InterruptedException {
         RetryPolicy retry = this.retry;
         long start = System.nanoTime();
+        budget.recordFirstAttempt();
         for (int attempt = 0; ; attempt++) {
             Reply reply = null;
             Exception failure = null;
@@ -94,8 +98,7 @@ final class HttpCalls {
                         + server + " failed after " + (attempt + 1) + " attempts in " + elapsed.toMillis()
                         + " ms; last: " + why, failure);
             }
-            Duration delay = retry.delay(attempt, reply == null ? null : retryAfter(reply.headers()),
-                    ThreadLocalRandom.current());
+            Duration delay = retryDelay(retry, attempt, reply == null ? null : retryAfter(reply.headers()));
             if (attempt == 2) {
                 // the first failures are routine (a restart, a blip); by the third an operator wants to know
                 LOG.warn("{} to {} keeps failing ({}); retrying for up to {} s", what, server, why,
@@ -105,6 +108,20 @@ final class HttpCalls {
             }
             Thread.sleep(delay);
         }
+    }
+
+    /** The backoff while the budget lasts, the slowest pace once it is spent; the first refusal is logged once. */
+    private Duration retryDelay(RetryPolicy retry, int attempt, Duration retryAfter) {
+        if (budget.tryQuickRetry()) {
+            budgetSpent = false;
+            return retry.delay(attempt, retryAfter, ThreadLocalRandom.current());
+        }
+        if (!budgetSpent) {
+            budgetSpent = true;
+            LOG.warn("retry budget for {} spent (more than one retry per ten calls): retries wait up to {} ms each "
+                    + "until calls succeed again", server, retry.cap().toMillis());
+        }
+        return retry.delayOverBudget(retryAfter, ThreadLocalRandom.current());
     }
 
     /** Whether a status is worth asking again: the server is busy or broken, not the request wrong. */

@@ -34,4 +34,15 @@ public record RetryPolicy(Duration initial, Duration cap, Duration giveUpAfter) 
         long floor = retryAfter == null ? 0 : Math.min(retryAfter.toMillis(), MAX_RETRY_AFTER.toMillis());
         return Duration.ofMillis(Math.max(jittered, floor));
     }
+
+    /**
+     * The wait before a retry the {@link RetryBudget} refused: between half the cap and the cap, so retries beyond
+     * the budget go at the slowest pace whatever their attempt number, still jittered; at least {@code Retry-After}.
+     */
+    public Duration delayOverBudget(Duration retryAfter, RandomGenerator random) {
+        long half = cap.toMillis() / 2;
+        long jittered = half + random.nextLong(cap.toMillis() - half + 1);
+        long floor = retryAfter == null ? 0 : Math.min(retryAfter.toMillis(), MAX_RETRY_AFTER.toMillis());
+        return Duration.ofMillis(Math.max(jittered, floor));
+    }
 }

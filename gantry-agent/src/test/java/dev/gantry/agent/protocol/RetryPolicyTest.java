@@ -43,6 +43,30 @@ class RetryPolicyTest {
     }
 
     @Test
+    void a_retry_over_budget_waits_between_half_the_cap_and_the_cap_and_at_least_retry_after() {
+        SplittableRandom random = new SplittableRandom(5);
+        for (int i = 0; i < 1000; i++) {
+            assertThat(POLICY.delayOverBudget(null, random).toMillis()).isBetween(1000L, 2000L);
+        }
+        assertThat(POLICY.delayOverBudget(Duration.ofSeconds(5), random)).isEqualTo(Duration.ofSeconds(5));
+    }
+
+    @Test
+    void the_budget_gives_one_quick_retry_per_ten_first_attempts_after_its_burst() {
+        RetryBudget budget = new RetryBudget(0.1, 3);
+        int granted = 0;
+        for (int call = 0; call < 100; call++) {
+            budget.recordFirstAttempt();
+            // every call fails twice over: a server that is down
+            for (int retry = 0; retry < 2; retry++) {
+                granted += budget.tryQuickRetry() ? 1 : 0;
+            }
+        }
+        // the 3 saved, then one per ten later calls (the first call's deposit finds the bucket full)
+        assertThat(granted).isEqualTo(3 + 9);
+    }
+
+    @Test
     void a_policy_whose_cap_is_below_its_start_is_refused() {
         assertThatThrownBy(() -> new RetryPolicy(Duration.ofSeconds(2), Duration.ofSeconds(1), Duration.ZERO))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("initial <= cap");
