@@ -8,6 +8,7 @@ import dev.gantry.server.GantryServer;
 import dev.gantry.server.ServerException;
 import dev.gantry.server.ServerSettings;
 import dev.gantry.server.agent.AgentSettings;
+import dev.gantry.server.retention.RetentionSettings;
 import dev.gantry.server.auth.TokenKind;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
@@ -29,7 +30,9 @@ import picocli.CommandLine.Spec;
                 + "GANTRY_HOME/agent-token.",
             "Agent timings: " + AgentSettings.HEARTBEAT_INTERVAL_VARIABLE + " (default 2s), "
                 + AgentSettings.LEASE_TIMEOUT_VARIABLE + " (30s), " + AgentSettings.POLL_TIMEOUT_VARIABLE
-                + " (25s); see docs/agent-protocol.md."})
+                + " (25s); see docs/agent-protocol.md.",
+            "Retention: " + RetentionSettings.CACHES_VARIABLE + " (default 15d), "
+                + RetentionSettings.ARTIFACTS_VARIABLE + " (30d); see docs/server.md."})
 final class ServerCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;

@@ -7,11 +7,12 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * How Gantry's settings and commands write a duration: {@code 500ms}, {@code 5s}, {@code 2m}, {@code 1h}, or ISO-8601
+ * How Gantry's settings and commands write a duration: {@code 500ms}, {@code 5s}, {@code 2m}, {@code 1h}, {@code 30d},
+ * or ISO-8601
  * such as {@code PT5S}. Stateless.
  */
 public final class Durations {
-    private static final Pattern SIMPLE = Pattern.compile("(\\d{1,9})(ms|s|m|h)");
+    private static final Pattern SIMPLE = Pattern.compile("(\\d{1,9})(ms|s|m|h|d)");
 
     private Durations() {
     }
@@ -26,7 +27,8 @@ public final class Durations {
                 case "ms" -> Duration.ofMillis(amount);
                 case "s" -> Duration.ofSeconds(amount);
                 case "m" -> Duration.ofMinutes(amount);
-                default -> Duration.ofHours(amount);
+                case "h" -> Duration.ofHours(amount);
+                default -> Duration.ofDays(amount);
             });
         }
         try {

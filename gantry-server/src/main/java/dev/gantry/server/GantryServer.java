@@ -35,6 +35,7 @@ import dev.gantry.server.plan.PlanBuilder;
 import dev.gantry.server.project.ProjectRoutes;
 import dev.gantry.server.project.Projects;
 import dev.gantry.server.results.ResultsApi;
+import dev.gantry.server.retention.RetentionSweeper;
 import dev.gantry.server.storage.FileBlobStore;
 import dev.gantry.server.storage.FileOutputStore;
 import dev.gantry.server.storage.OutputStore;
@@ -190,6 +191,7 @@ public final class GantryServer implements AutoCloseable {
         try {
             releaseWhatTheLastRunHeld(queues, instance);
             queueLoops.add(WorkflowAdvancer.start(queues, new WorkflowAdvancer(jdbi, clock, tasksQueued), instance));
+            queueLoops.add(new RetentionSweeper(jdbi, blobs, settings.retention(), clock).start());
             if (planPipelines) {
                 queueLoops.add(new PlanBuilder(jdbi, queues, GitMirrors.under(home), ConfigCompiler.create(),
                         fleetConfig.resourceClasses(), clock, tasksQueued)

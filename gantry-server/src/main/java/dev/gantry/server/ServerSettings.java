@@ -1,6 +1,7 @@
 package dev.gantry.server;
 
 import dev.gantry.server.agent.AgentSettings;
+import dev.gantry.server.retention.RetentionSettings;
 import java.net.URI;
 import java.util.Map;
 import java.util.Objects;
@@ -16,8 +17,9 @@ import java.util.regex.Pattern;
  * @param port  the HTTP port ({@code GANTRY_PORT}); 0 picks a free port, which {@link GantryServer#port()} then
  *              reports
  * @param agent the agent protocol's timings ({@code GANTRY_AGENT_…}, see {@link AgentSettings})
+ * @param retention how long caches and artifacts are kept ({@code GANTRY_RETENTION_…}, see {@link RetentionSettings})
  */
-public record ServerSettings(String host, int port, AgentSettings agent) {
+public record ServerSettings(String host, int port, AgentSettings agent, RetentionSettings retention) {
     /** The environment variable {@link #host()} is read from. */
     public static final String HOST_VARIABLE = "GANTRY_HOST";
     /** The environment variable {@link #port()} is read from. */
@@ -34,6 +36,7 @@ public record ServerSettings(String host, int port, AgentSettings agent) {
 
     public ServerSettings {
         Objects.requireNonNull(agent, "agent");
+        Objects.requireNonNull(retention, "retention");
         if (host == null || !HOST_PATTERN.matcher(host).matches()) {
             throw new IllegalArgumentException("host " + HOST_RULE + ", got " + host);
         }
@@ -42,9 +45,9 @@ public record ServerSettings(String host, int port, AgentSettings agent) {
         }
     }
 
-    /** The loopback interface, {@code port} and {@code agent}. */
+    /** The loopback interface, {@code port} and {@code agent}, and the default retention. */
     public ServerSettings(int port, AgentSettings agent) {
-        this(HOST, port, agent);
+        this(HOST, port, agent, RetentionSettings.defaults());
     }
 
     /** {@code port} and the agent settings' defaults. */
@@ -65,7 +68,7 @@ public record ServerSettings(String host, int port, AgentSettings agent) {
      */
     public static ServerSettings fromEnvironment(Map<String, String> environment) {
         return new ServerSettings(hostFromEnvironment(environment), portFromEnvironment(environment),
-                AgentSettings.fromEnvironment(environment));
+                AgentSettings.fromEnvironment(environment), RetentionSettings.fromEnvironment(environment));
     }
 
     private static String hostFromEnvironment(Map<String, String> environment) {
@@ -105,17 +108,22 @@ public record ServerSettings(String host, int port, AgentSettings agent) {
 
     /** These settings with another host. */
     public ServerSettings withHost(String host) {
-        return new ServerSettings(host, port, agent);
+        return new ServerSettings(host, port, agent, retention);
     }
 
     /** These settings with another port. */
     public ServerSettings withPort(int port) {
-        return new ServerSettings(host, port, agent);
+        return new ServerSettings(host, port, agent, retention);
     }
 
     /** These settings with other agent timings. */
     public ServerSettings withAgent(AgentSettings agent) {
-        return new ServerSettings(host, port, agent);
+        return new ServerSettings(host, port, agent, retention);
+    }
+
+    /** These settings with other retention periods. */
+    public ServerSettings withRetention(RetentionSettings retention) {
+        return new ServerSettings(host, port, agent, retention);
     }
 
     /** True when {@code host} follows {@link #HOST_RULE} (as far as its characters tell). */

@@ -5,6 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.gantry.server.agent.AgentSettings;
 import dev.gantry.server.auth.TokenKind;
+import dev.gantry.server.retention.RetentionSettings;
+import dev.gantry.server.retention.RetentionSweeper;
+import dev.gantry.server.storage.BlobLayout;
+import dev.gantry.server.storage.FileBlobStore;
 import dev.gantry.testkit.EmbeddedPostgresExtension;
 import java.net.URLEncoder;
 import java.net.http.HttpRequest;
@@ -12,12 +16,15 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import java.util.UUID;
 import java.util.stream.Stream;
+import org.jdbi.v3.core.Jdbi;
+import org.jdbi.v3.sqlobject.SqlObjectPlugin;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -159,6 +166,50 @@ class AgentTransfersIT {
         Path stored = home.resolve("artifacts").resolve(job.toString()).resolve("0").resolve("reports/index.html");
         assertThat(Files.readString(stored)).isEqualTo("<p>v2</p>");
         assertThat(server.count("gantry.artifact")).isEqualTo(1);
+    }
+
+    @Test
+    void caches_and_artifacts_past_retention_go_with_their_files_and_a_cache_key_is_free_again() throws Exception {
+        UUID job = runs.job(workflow, "test").insert();
+        AgentClient.Claimed task = agent.claimed(agentId);
+        assertThat(saveCache(task, "v1-old", bytes(100)).status()).isEqualTo(201);
+        assertThat(saveCache(task, "v1-crashed", bytes(5)).status()).isEqualTo(201);
+        assertThat(agent.bytes("PUT", task.path() + "/artifacts/reports/deep/index.html", "<p>old</p>".getBytes(),
+                task.lease()).status()).isEqualTo(201);
+        Path caches = home.resolve("caches").resolve(runs.projectId.toString());
+        // A sweep that crashed after deleting this file, before its row.
+        Files.delete(caches.resolve(BlobLayout.cache(runs.projectId, "v1-crashed").fileName()));
+        age(20);
+        assertThat(saveCache(task, "v1-new", bytes(10)).status()).isEqualTo(201);
+        RetentionSweeper sweeper = new RetentionSweeper(
+                Jdbi.create(pg.dataSource()).installPlugin(new SqlObjectPlugin()), new FileBlobStore(home),
+                RetentionSettings.defaults(), InstantSource.system());
+
+        // 20 days on: past the caches' 15 days, within the artifacts' 30.
+        assertThat(sweeper.sweep()).isEqualTo(new RetentionSweeper.Swept(2, 105, 0, 0));
+        assertThat(lookup(task, "v1-old").status()).isEqualTo(404);
+        assertThat(lookup(task, "v1-crashed").status()).isEqualTo(404);
+        assertThat(lookup(task, "v1-new").text("key")).isEqualTo("v1-new");
+        try (Stream<Path> files = Files.list(caches)) {
+            assertThat(files).containsExactly(caches.resolve(BlobLayout.cache(runs.projectId, "v1-new").fileName()));
+        }
+        assertThat(saveCache(task, "v1-old", bytes(7)).status()).as("the key is free again").isEqualTo(201);
+        assertThat(agent.download(task.path() + "/cache/v1-old", task.lease())).hasSize(7);
+
+        age(20);
+        assertThat(sweeper.sweep()).isEqualTo(new RetentionSweeper.Swept(2, 17, 1, 10));
+        assertThat(server.count("gantry.artifact")).isZero();
+        assertThat(home.resolve("artifacts").resolve(job.toString())).as("emptied directories go").doesNotExist();
+        assertThat(home.resolve("artifacts")).isDirectory();
+        assertThat(sweeper.sweep()).isEqualTo(new RetentionSweeper.Swept(0, 0, 0, 0));
+    }
+
+    /** Makes every cache and artifact {@code days} older. */
+    private static void age(int days) {
+        server.jdbi().useHandle(h -> {
+            h.execute("UPDATE gantry.cache_entry SET created_at = created_at - make_interval(days => ?)", days);
+            h.execute("UPDATE gantry.artifact SET created_at = created_at - make_interval(days => ?)", days);
+        });
     }
 
     @Test

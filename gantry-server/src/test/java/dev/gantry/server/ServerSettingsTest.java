@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.gantry.server.agent.AgentSettings;
+import dev.gantry.server.retention.RetentionSettings;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -44,6 +45,26 @@ class ServerSettingsTest {
         assertThat(settings.port()).isEqualTo(9090);
         assertThat(settings.agent()).isEqualTo(AgentSettings.defaults().withLeaseTimeout(Duration.ofSeconds(45)));
         assertThat(ServerSettings.defaults().agent()).isEqualTo(AgentSettings.defaults());
+    }
+
+    @Test
+    void retention_is_15_days_for_caches_and_30_for_artifacts_unless_its_variables_say_otherwise() {
+        assertThat(ServerSettings.fromEnvironment(Map.of()).retention()).isEqualTo(new RetentionSettings(
+                Duration.ofDays(15), Duration.ofDays(30)));
+        ServerSettings settings = ServerSettings.fromEnvironment(Map.of("GANTRY_RETENTION_CACHES", "7d",
+                "GANTRY_RETENTION_ARTIFACTS", "PT36H"));
+        assertThat(settings.retention()).isEqualTo(new RetentionSettings(Duration.ofDays(7), Duration.ofHours(36)));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"30", "30 days", "10m", "3651d", "-1d"})
+    void a_bad_retention_names_the_variable_and_the_rule(String value) {
+        assertThatThrownBy(() -> ServerSettings.fromEnvironment(Map.of("GANTRY_RETENTION_ARTIFACTS", value)))
+                .isInstanceOf(InvalidServerSettingException.class)
+                .hasMessage("GANTRY_RETENTION_ARTIFACTS must be a duration like 12h or 30d, from 1h to 3650d, got '"
+                        + value + "'");
+        assertThatThrownBy(() -> ServerSettings.fromEnvironment(Map.of("GANTRY_RETENTION_CACHES", "")))
+                .hasMessage("GANTRY_RETENTION_CACHES is set but empty; unset it to use the default 15d");
     }
 
     @Test

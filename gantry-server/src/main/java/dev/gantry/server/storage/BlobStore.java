@@ -33,4 +33,11 @@ public interface BlobStore {
 
     /** The blob {@code name}, or empty when there is none. */
     Optional<Blob> open(BlobName name) throws IOException;
+
+    /**
+     * Deletes the blob {@code name}; a reader that has it open keeps reading what it opened.
+     *
+     * @return false when there was none
+     */
+    boolean delete(BlobName name) throws IOException;
 }

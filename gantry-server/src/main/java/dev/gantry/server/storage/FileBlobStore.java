@@ -3,6 +3,7 @@ package dev.gantry.server.storage;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -66,9 +67,26 @@ public final class FileBlobStore implements BlobStore {
         }
     }
 
+    /** Deletes the file, then its directories that this leaves empty, up to the first segment's. */
+    @Override
+    public boolean delete(BlobName name) throws IOException {
+        Path file = resolve(name);
+        if (!Files.deleteIfExists(file)) {
+            return false;
+        }
+        Path keep = root.resolve(name.segments().getFirst());
+        for (Path dir = file.getParent(); dir.startsWith(keep) && !dir.equals(keep); dir = dir.getParent()) {
+            try {
+                Files.delete(dir);
+            } catch (DirectoryNotEmptyException | NoSuchFileException inUse) {
+                break;
+            }
+        }
+        return true;
+    }
+
     private Path write(Path target, InputStream content) throws IOException {
-        Files.createDirectories(target.getParent());
-        Path temporary = Files.createTempFile(target.getParent(), "." + target.getFileName() + "-", ".part");
+        Path temporary = createTemporary(target);
         try {
             try (OutputStream out = Files.newOutputStream(temporary)) {
                 content.transferTo(out);
@@ -77,6 +95,21 @@ public final class FileBlobStore implements BlobStore {
         } catch (IOException | RuntimeException failure) {
             Files.deleteIfExists(temporary);
             throw failure;
+        }
+    }
+
+    /** A new empty file beside {@code target}; once it exists, {@link #delete} cannot remove its directory. */
+    private static Path createTemporary(Path target) throws IOException {
+        for (int attempt = 1; ; attempt++) {
+            Files.createDirectories(target.getParent());
+            try {
+                return Files.createTempFile(target.getParent(), "." + target.getFileName() + "-", ".part");
+            } catch (NoSuchFileException emptiedMeanwhile) {
+                // delete() removed the directory, empty, between the two calls: make it again, once.
+                if (attempt == 2) {
+                    throw emptiedMeanwhile;
+                }
+            }
         }
     }
 

@@ -1,0 +1,41 @@
+package dev.gantry.server.retention;
+
+import java.time.OffsetDateTime;
+import java.util.List;
+import java.util.UUID;
+import org.jdbi.v3.sqlobject.config.RegisterConstructorMapper;
+import org.jdbi.v3.sqlobject.statement.SqlQuery;
+import org.jdbi.v3.sqlobject.statement.SqlUpdate;
+
+/** The index rows of caches and artifacts past their retention, oldest first, and their deletion. */
+@RegisterConstructorMapper(RetentionDao.ExpiredCache.class)
+@RegisterConstructorMapper(RetentionDao.ExpiredArtifact.class)
+interface RetentionDao {
+    record ExpiredCache(UUID projectId, String key, long size) {
+    }
+
+    record ExpiredArtifact(UUID jobId, int nodeIndex, String path, long size) {
+    }
+
+    @SqlQuery("""
+            SELECT project_id, key, size FROM gantry.cache_entry
+            WHERE created_at < :cutoff ORDER BY created_at LIMIT :limit
+            """)
+    List<ExpiredCache> expiredCaches(OffsetDateTime cutoff, int limit);
+
+    /** The row only if it is still the expired one: a key deleted and saved again meanwhile stays. */
+    @SqlUpdate("DELETE FROM gantry.cache_entry WHERE project_id = :projectId AND key = :key AND created_at < :cutoff")
+    int deleteCache(UUID projectId, String key, OffsetDateTime cutoff);
+
+    @SqlQuery("""
+            SELECT job_id, node_index, path, size FROM gantry.artifact
+            WHERE created_at < :cutoff ORDER BY created_at LIMIT :limit
+            """)
+    List<ExpiredArtifact> expiredArtifacts(OffsetDateTime cutoff, int limit);
+
+    @SqlUpdate("""
+            DELETE FROM gantry.artifact
+            WHERE job_id = :jobId AND node_index = :nodeIndex AND path = :path AND created_at < :cutoff
+            """)
+    int deleteArtifact(UUID jobId, int nodeIndex, String path, OffsetDateTime cutoff);
+}

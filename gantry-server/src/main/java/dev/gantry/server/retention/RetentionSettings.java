@@ -1,0 +1,68 @@
+package dev.gantry.server.retention;
+
+import dev.gantry.db.Durations;
+import dev.gantry.server.InvalidServerSettingException;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * How long caches and artifacts are kept after they are saved; CircleCI's defaults, 15 and 30 days. Past that,
+ * {@link RetentionSweeper} deletes them, so a server that runs for months does not fill its disk. Checked when made,
+ * never replaced by a default. Immutable.
+ *
+ * @param caches    how long a cache entry is kept ({@value #CACHES_VARIABLE})
+ * @param artifacts how long an artifact is kept ({@value #ARTIFACTS_VARIABLE})
+ */
+public record RetentionSettings(Duration caches, Duration artifacts) {
+    public static final String CACHES_VARIABLE = "GANTRY_RETENTION_CACHES";
+    public static final String ARTIFACTS_VARIABLE = "GANTRY_RETENTION_ARTIFACTS";
+    public static final Duration DEFAULT_CACHES = Duration.ofDays(15);
+    public static final Duration DEFAULT_ARTIFACTS = Duration.ofDays(30);
+    /** Shorter would delete a cache a long workflow is about to restore. */
+    public static final Duration MIN = Duration.ofHours(1);
+    public static final Duration MAX = Duration.ofDays(3650);
+    static final String RULE = "must be a duration like 12h or 30d, from 1h to 3650d";
+
+    public RetentionSettings {
+        Objects.requireNonNull(caches, "caches");
+        Objects.requireNonNull(artifacts, "artifacts");
+        if (!inRange(caches) || !inRange(artifacts)) {
+            throw new IllegalArgumentException("retention " + RULE + ", got " + caches + " and " + artifacts);
+        }
+    }
+
+    /** Caches for 15 days, artifacts for 30. */
+    public static RetentionSettings defaults() {
+        return new RetentionSettings(DEFAULT_CACHES, DEFAULT_ARTIFACTS);
+    }
+
+    /**
+     * Reads the settings from environment variables: unset means the default, set but empty or out of range is an
+     * error naming the variable.
+     */
+    public static RetentionSettings fromEnvironment(Map<String, String> environment) {
+        return new RetentionSettings(read(environment, CACHES_VARIABLE, DEFAULT_CACHES),
+                read(environment, ARTIFACTS_VARIABLE, DEFAULT_ARTIFACTS));
+    }
+
+    private static Duration read(Map<String, String> environment, String variable, Duration fallback) {
+        String text = environment.get(variable);
+        if (text == null) {
+            return fallback;
+        }
+        if (text.isBlank()) {
+            throw new InvalidServerSettingException(variable + " is set but empty; unset it to use the default "
+                    + fallback.toDays() + "d");
+        }
+        Duration value = Durations.parse(text).filter(RetentionSettings::inRange).orElse(null);
+        if (value == null) {
+            throw new InvalidServerSettingException(variable + " " + RULE + ", got '" + text + "'");
+        }
+        return value;
+    }
+
+    private static boolean inRange(Duration d) {
+        return d.compareTo(MIN) >= 0 && d.compareTo(MAX) <= 0;
+    }
+}
