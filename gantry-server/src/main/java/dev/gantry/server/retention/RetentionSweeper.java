@@ -14,6 +14,9 @@ import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import java.util.function.ToLongFunction;
 import org.jdbi.v3.core.Jdbi;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -61,13 +64,21 @@ public final class RetentionSweeper implements AutoCloseable {
         try {
             Swept swept = sweep();
             if (swept.caches() > 0 || swept.artifacts() > 0) {
-                LOG.info("Retention: deleted {} caches ({} bytes) saved over {} days ago and {} artifacts ({} bytes) "
-                                + "over {} days ago", swept.caches(), swept.cacheBytes(), settings.caches().toDays(),
-                        swept.artifacts(), swept.artifactBytes(), settings.artifacts().toDays());
+                LOG.info("Retention: deleted {} caches ({} bytes) older than {} and {} artifacts ({} bytes) older "
+                                + "than {}", swept.caches(), swept.cacheBytes(), words(settings.caches()),
+                        swept.artifacts(), swept.artifactBytes(), words(settings.artifacts()));
             }
         } catch (RuntimeException e) {
             LOG.warn("Deleting old caches and artifacts failed; trying again in {} minutes", EVERY.toMinutes(), e);
         }
+    }
+
+    /** {@code 15d}, {@code 36h} or {@code 90m}: the largest unit that says it to the minute. */
+    static String words(Duration d) {
+        if (d.toHoursPart() == 0 && d.toMinutesPart() == 0) {
+            return d.toDays() + "d";
+        }
+        return d.toMinutesPart() == 0 ? d.toHours() + "h" : d.toMinutes() + "m";
     }
 
     /** Deletes everything past retention now, in batches of {@link #BATCH}. */
@@ -75,35 +86,44 @@ public final class RetentionSweeper implements AutoCloseable {
         OffsetDateTime now = clock.instant().truncatedTo(ChronoUnit.MICROS).atOffset(ZoneOffset.UTC);
         OffsetDateTime cacheCutoff = now.minus(settings.caches());
         OffsetDateTime artifactCutoff = now.minus(settings.artifacts());
-        int caches = 0;
-        long cacheBytes = 0;
-        List<RetentionDao.ExpiredCache> expiredCaches;
+        Tally caches = inBatches(() -> dao(d -> d.expiredCaches(cacheCutoff, BATCH)), c -> {
+            delete(BlobLayout.cache(c.projectId(), c.key()));
+            return dao(d -> d.deleteCache(c.projectId(), c.key(), cacheCutoff)) > 0 ? c.size() : -1;
+        });
+        Tally artifacts = inBatches(() -> dao(d -> d.expiredArtifacts(artifactCutoff, BATCH)), a -> {
+            // Paths were checked on upload; one that no longer parses has no file this store could reach.
+            BlobName.parse(a.path()).ifPresent(path -> delete(BlobLayout.artifact(a.jobId(), a.nodeIndex(), path)));
+            return dao(d -> d.deleteArtifact(a.jobId(), a.nodeIndex(), a.path(), artifactCutoff)) > 0 ? a.size() : -1;
+        });
+        return new Swept(caches.count(), caches.bytes(), artifacts.count(), artifacts.bytes());
+    }
+
+    private record Tally(int count, long bytes) {
+    }
+
+    /**
+     * Takes batches of expired rows until one comes back short, deleting each: {@code delete} answers the bytes it
+     * freed, or -1 when another sweeper had deleted the row first.
+     */
+    private <T> Tally inBatches(Supplier<List<T>> expired, ToLongFunction<T> delete) {
+        int count = 0;
+        long bytes = 0;
+        List<T> batch;
         do {
-            expiredCaches = jdbi.withExtension(RetentionDao.class, d -> d.expiredCaches(cacheCutoff, BATCH));
-            for (RetentionDao.ExpiredCache c : expiredCaches) {
-                delete(BlobLayout.cache(c.projectId(), c.key()));
-                if (jdbi.withExtension(RetentionDao.class, d -> d.deleteCache(c.projectId(), c.key(), cacheCutoff)) > 0) {
-                    caches++;
-                    cacheBytes += c.size();
+            batch = expired.get();
+            for (T row : batch) {
+                long freed = delete.applyAsLong(row);
+                if (freed >= 0) {
+                    count++;
+                    bytes += freed;
                 }
             }
-        } while (expiredCaches.size() == BATCH && !closing);
-        int artifacts = 0;
-        long artifactBytes = 0;
-        List<RetentionDao.ExpiredArtifact> expiredArtifacts;
-        do {
-            expiredArtifacts = jdbi.withExtension(RetentionDao.class, d -> d.expiredArtifacts(artifactCutoff, BATCH));
-            for (RetentionDao.ExpiredArtifact a : expiredArtifacts) {
-                // Paths were checked on upload; one that no longer parses has no file this store could reach.
-                BlobName.parse(a.path()).ifPresent(path -> delete(BlobLayout.artifact(a.jobId(), a.nodeIndex(), path)));
-                if (jdbi.withExtension(RetentionDao.class, d -> d.deleteArtifact(a.jobId(), a.nodeIndex(), a.path(),
-                        artifactCutoff)) > 0) {
-                    artifacts++;
-                    artifactBytes += a.size();
-                }
-            }
-        } while (expiredArtifacts.size() == BATCH && !closing);
-        return new Swept(caches, cacheBytes, artifacts, artifactBytes);
+        } while (batch.size() == BATCH && !closing);
+        return new Tally(count, bytes);
+    }
+
+    private <R> R dao(Function<RetentionDao, R> call) {
+        return jdbi.withExtension(RetentionDao.class, call::apply);
     }
 
     private void delete(BlobName name) {
