@@ -32,7 +32,8 @@ import picocli.CommandLine.Spec;
                 + AgentSettings.LEASE_TIMEOUT_VARIABLE + " (30s), " + AgentSettings.POLL_TIMEOUT_VARIABLE
                 + " (25s); see docs/agent-protocol.md.",
             "Retention: " + RetentionSettings.CACHES_VARIABLE + " (default 15d), "
-                + RetentionSettings.ARTIFACTS_VARIABLE + " (30d); see docs/server.md."})
+                + RetentionSettings.WORKSPACES_VARIABLE + " (15d), " + RetentionSettings.ARTIFACTS_VARIABLE
+                + " (30d); see docs/server.md."})
 final class ServerCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;

@@ -169,9 +169,12 @@ class AgentTransfersIT {
     }
 
     @Test
-    void caches_and_artifacts_past_retention_go_with_their_files_and_a_cache_key_is_free_again() throws Exception {
+    void caches_layers_and_artifacts_past_retention_go_with_their_files_and_a_cache_key_is_free_again()
+            throws Exception {
         UUID job = runs.job(workflow, "test").insert();
+        runs.job(workflow, "deploy").requires("test").insert();
         AgentClient.Claimed task = agent.claimed(agentId);
+        String layer = persist(task, job);
         assertThat(saveCache(task, "v1-old", bytes(100)).status()).isEqualTo(201);
         assertThat(saveCache(task, "v1-crashed", bytes(5)).status()).isEqualTo(201);
         assertThat(agent.bytes("PUT", task.path() + "/artifacts/reports/deep/index.html", "<p>old</p>".getBytes(),
@@ -185,8 +188,15 @@ class AgentTransfersIT {
                 Jdbi.create(pg.dataSource()).installPlugin(new SqlObjectPlugin()), new FileBlobStore(home),
                 RetentionSettings.defaults(), InstantSource.system());
 
-        // 20 days on: past the caches' 15 days, within the artifacts' 30.
-        assertThat(sweeper.sweep()).isEqualTo(new RetentionSweeper.Swept(2, 105, 0, 0));
+        // 20 days on: past the caches' and workspaces' 15 days, within the artifacts' 30.
+        assertThat(sweeper.sweep()).isEqualTo(new RetentionSweeper.Swept(2, 105, 1, 45, 0, 0));
+        assertThat(home.resolve("workspaces").resolve(workflow.toString())).doesNotExist();
+        AgentClient.Claimed attaching = agent.claimed(agentId);
+        ApiClient.Answer listed = agent.get(attaching.path() + "/workspace", attaching.lease());
+        assertThat(listed.status()).isEqualTo(410);
+        assertThat(listed.text("message")).startsWith("the workspace expired: a layer persisted at ")
+                .contains("past its retention (GANTRY_RETENTION_WORKSPACES); rerun the workflow from the start");
+        assertThat(agent.get(attaching.path() + "/workspace/" + layer, attaching.lease()).status()).isEqualTo(404);
         assertThat(lookup(task, "v1-old").status()).isEqualTo(404);
         assertThat(lookup(task, "v1-crashed").status()).isEqualTo(404);
         assertThat(lookup(task, "v1-new").text("key")).isEqualTo("v1-new");
@@ -197,17 +207,18 @@ class AgentTransfersIT {
         assertThat(agent.download(task.path() + "/cache/v1-old", task.lease())).hasSize(7);
 
         age(20);
-        assertThat(sweeper.sweep()).isEqualTo(new RetentionSweeper.Swept(2, 17, 1, 10));
+        assertThat(sweeper.sweep()).isEqualTo(new RetentionSweeper.Swept(2, 17, 0, 0, 1, 10));
         assertThat(server.count("gantry.artifact")).isZero();
         assertThat(home.resolve("artifacts").resolve(job.toString())).as("emptied directories go").doesNotExist();
         assertThat(home.resolve("artifacts")).isDirectory();
-        assertThat(sweeper.sweep()).isEqualTo(new RetentionSweeper.Swept(0, 0, 0, 0));
+        assertThat(sweeper.sweep()).isEqualTo(new RetentionSweeper.Swept(0, 0, 0, 0, 0, 0));
     }
 
-    /** Makes every cache and artifact {@code days} older. */
+    /** Makes every cache, workspace layer and artifact {@code days} older. */
     private static void age(int days) {
         server.jdbi().useHandle(h -> {
             h.execute("UPDATE gantry.cache_entry SET created_at = created_at - make_interval(days => ?)", days);
+            h.execute("UPDATE gantry.workspace_layer SET created_at = created_at - make_interval(days => ?)", days);
             h.execute("UPDATE gantry.artifact SET created_at = created_at - make_interval(days => ?)", days);
         });
     }

@@ -13,7 +13,8 @@ import org.jdbi.v3.sqlobject.statement.SqlUpdate;
 @RegisterConstructorMapper(WorkspaceDao.Layer.class)
 @RegisterConstructorMapper(WorkspaceDao.JobNode.class)
 interface WorkspaceDao {
-    record Layer(UUID id, UUID workflowId, long size) {
+    /** A layer; {@code expiredAt} is when retention deleted its archive, null while it has one. */
+    record Layer(UUID id, UUID workflowId, long size, OffsetDateTime createdAt, OffsetDateTime expiredAt) {
     }
 
     /** A job of a workflow as the requires graph sees it; {@code requires} is the jsonb object as text. */
@@ -26,7 +27,7 @@ interface WorkspaceDao {
             """)
     void insert(UUID id, UUID workflowId, UUID jobId, int nodeIndex, long size, OffsetDateTime now);
 
-    @SqlQuery("SELECT id, workflow_id, size FROM gantry.workspace_layer WHERE id = :id")
+    @SqlQuery("SELECT id, workflow_id, size, created_at, expired_at FROM gantry.workspace_layer WHERE id = :id")
     Optional<Layer> find(UUID id);
 
     @SqlQuery("""
@@ -41,7 +42,7 @@ interface WorkspaceDao {
 
     /** The layers the jobs persisted, oldest first; {@code jobIds} must not be empty. */
     @SqlQuery("""
-            SELECT id, workflow_id, size
+            SELECT id, workflow_id, size, created_at, expired_at
             FROM gantry.workspace_layer
             WHERE job_id IN (<jobIds>)
             ORDER BY created_at, id

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.gantry.server.http.ApiException;
 import dev.gantry.server.http.Json;
+import dev.gantry.server.retention.RetentionSettings;
 import dev.gantry.server.storage.BlobLayout;
 import dev.gantry.server.storage.BlobName;
 import dev.gantry.server.storage.BlobStore;
@@ -20,6 +21,7 @@ import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import org.jdbi.v3.core.Jdbi;
@@ -27,7 +29,8 @@ import org.jdbi.v3.core.Jdbi;
 /**
  * Workspace layers: a job persists a layer ({@code workspaces/<workflow>/<layer>.tar.gz}); a job that attaches the
  * workspace gets the layers of the jobs it requires, transitively, oldest first. A job carried over by a rerun counts
- * as the job it carried, so its original's layers are used. Thread-safe.
+ * as the job it carried, so its original's layers are used. If retention deleted one of those layers, the listing is
+ * 410: part of a workspace is worse than none. Thread-safe.
  */
 final class WorkspaceRoutes {
     /** Follows {@code copied_from} no further than this: a longer chain is a bug, not a rerun history. */
@@ -72,6 +75,13 @@ final class WorkspaceRoutes {
             List<UUID> sources = sources(dao, task.jobId());
             return sources.isEmpty() ? List.<WorkspaceDao.Layer>of() : dao.layersOf(sources);
         });
+        Optional<WorkspaceDao.Layer> expired = layers.stream().filter(l -> l.expiredAt() != null).findFirst();
+        if (expired.isPresent()) {
+            throw ApiException.gone("the workspace expired: a layer persisted at "
+                    + Json.time(expired.get().createdAt().toInstant()) + " was deleted at " + Json.time(expired.get().expiredAt().toInstant())
+                    + ", past its retention (" + RetentionSettings.WORKSPACES_VARIABLE + "); rerun the workflow from "
+                    + "the start to persist it again");
+        }
         Json.respond(ctx, 200, Map.of("layers", layers.stream()
                 .map(l -> Map.of("id", l.id().toString(), "size", l.size())).toList()));
     }

@@ -47,6 +47,11 @@ public final class ApiException extends ServerException {
         return new ApiException(409, null, message);
     }
 
+    /** 410: the resource existed and is gone for good, e.g. deleted past its retention. */
+    public static ApiException gone(String message) {
+        return new ApiException(410, null, message);
+    }
+
     /** 413: the body is larger than the API reads. */
     public static ApiException tooLarge(String message) {
         return new ApiException(413, null, message);

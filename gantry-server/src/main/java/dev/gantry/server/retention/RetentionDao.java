@@ -7,11 +7,18 @@ import org.jdbi.v3.sqlobject.config.RegisterConstructorMapper;
 import org.jdbi.v3.sqlobject.statement.SqlQuery;
 import org.jdbi.v3.sqlobject.statement.SqlUpdate;
 
-/** The index rows of caches and artifacts past their retention, oldest first, and their deletion. */
+/**
+ * The index rows of caches, workspace layers and artifacts past their retention, oldest first, and their deletion (a
+ * layer's row is only marked: {@code WorkspaceRoutes} tells a job that would attach it that it expired).
+ */
 @RegisterConstructorMapper(RetentionDao.ExpiredCache.class)
+@RegisterConstructorMapper(RetentionDao.ExpiredLayer.class)
 @RegisterConstructorMapper(RetentionDao.ExpiredArtifact.class)
 interface RetentionDao {
     record ExpiredCache(UUID projectId, String key, long size) {
+    }
+
+    record ExpiredLayer(UUID id, UUID workflowId, long size) {
     }
 
     record ExpiredArtifact(UUID jobId, int nodeIndex, String path, long size) {
@@ -26,6 +33,15 @@ interface RetentionDao {
     /** The row only if it is still the expired one: a key deleted and saved again meanwhile stays. */
     @SqlUpdate("DELETE FROM gantry.cache_entry WHERE project_id = :projectId AND key = :key AND created_at < :cutoff")
     int deleteCache(UUID projectId, String key, OffsetDateTime cutoff);
+
+    @SqlQuery("""
+            SELECT id, workflow_id, size FROM gantry.workspace_layer
+            WHERE created_at < :cutoff AND expired_at IS NULL ORDER BY created_at LIMIT :limit
+            """)
+    List<ExpiredLayer> expiredLayers(OffsetDateTime cutoff, int limit);
+
+    @SqlUpdate("UPDATE gantry.workspace_layer SET expired_at = :now WHERE id = :id AND expired_at IS NULL")
+    int markLayerExpired(UUID id, OffsetDateTime now);
 
     @SqlQuery("""
             SELECT job_id, node_index, path, size FROM gantry.artifact

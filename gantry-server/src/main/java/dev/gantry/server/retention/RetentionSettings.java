@@ -7,17 +7,20 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * How long caches and artifacts are kept after they are saved; CircleCI's defaults, 15 and 30 days. Past that,
- * {@link RetentionSweeper} deletes them, so a server that runs for months does not fill its disk. Checked when made,
- * never replaced by a default. Immutable.
+ * How long caches, workspace layers and artifacts are kept after they are saved; CircleCI's defaults, 15, 15 and 30
+ * days. Past that, {@link RetentionSweeper} deletes them, so a server that runs for months does not fill its disk.
+ * Checked when made, never replaced by a default. Immutable.
  *
- * @param caches    how long a cache entry is kept ({@value #CACHES_VARIABLE})
- * @param artifacts how long an artifact is kept ({@value #ARTIFACTS_VARIABLE})
+ * @param caches     how long a cache entry is kept ({@value #CACHES_VARIABLE})
+ * @param workspaces how long a workspace layer is kept ({@value #WORKSPACES_VARIABLE})
+ * @param artifacts  how long an artifact is kept ({@value #ARTIFACTS_VARIABLE})
  */
-public record RetentionSettings(Duration caches, Duration artifacts) {
+public record RetentionSettings(Duration caches, Duration workspaces, Duration artifacts) {
     public static final String CACHES_VARIABLE = "GANTRY_RETENTION_CACHES";
+    public static final String WORKSPACES_VARIABLE = "GANTRY_RETENTION_WORKSPACES";
     public static final String ARTIFACTS_VARIABLE = "GANTRY_RETENTION_ARTIFACTS";
     public static final Duration DEFAULT_CACHES = Duration.ofDays(15);
+    public static final Duration DEFAULT_WORKSPACES = Duration.ofDays(15);
     public static final Duration DEFAULT_ARTIFACTS = Duration.ofDays(30);
     /** Shorter would delete a cache a long workflow is about to restore. */
     public static final Duration MIN = Duration.ofHours(1);
@@ -26,15 +29,17 @@ public record RetentionSettings(Duration caches, Duration artifacts) {
 
     public RetentionSettings {
         Objects.requireNonNull(caches, "caches");
+        Objects.requireNonNull(workspaces, "workspaces");
         Objects.requireNonNull(artifacts, "artifacts");
-        if (!inRange(caches) || !inRange(artifacts)) {
-            throw new IllegalArgumentException("retention " + RULE + ", got " + caches + " and " + artifacts);
+        if (!inRange(caches) || !inRange(workspaces) || !inRange(artifacts)) {
+            throw new IllegalArgumentException("retention " + RULE + ", got " + caches + ", " + workspaces + " and "
+                    + artifacts);
         }
     }
 
-    /** Caches for 15 days, artifacts for 30. */
+    /** Caches and workspace layers for 15 days, artifacts for 30. */
     public static RetentionSettings defaults() {
-        return new RetentionSettings(DEFAULT_CACHES, DEFAULT_ARTIFACTS);
+        return new RetentionSettings(DEFAULT_CACHES, DEFAULT_WORKSPACES, DEFAULT_ARTIFACTS);
     }
 
     /**
@@ -43,6 +48,7 @@ public record RetentionSettings(Duration caches, Duration artifacts) {
      */
     public static RetentionSettings fromEnvironment(Map<String, String> environment) {
         return new RetentionSettings(read(environment, CACHES_VARIABLE, DEFAULT_CACHES),
+                read(environment, WORKSPACES_VARIABLE, DEFAULT_WORKSPACES),
                 read(environment, ARTIFACTS_VARIABLE, DEFAULT_ARTIFACTS));
     }
 

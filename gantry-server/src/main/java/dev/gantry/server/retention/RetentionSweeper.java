@@ -22,22 +22,24 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Deletes caches and artifacts past their {@link RetentionSettings}, a batch at a time, every {@link #EVERY}. For
- * each, the file goes first and its index row after: a crash between leaves a row whose file is gone, which the next
- * sweep deletes (it is still past retention), never a file nobody can find or a fresh row over a deleted file. Until
- * its row goes, a cache key still answers 409 to a new save, so a key is never indexed over a file about to be
- * deleted. Several servers on one database may sweep at once: a row deletes once, a file once.
+ * Deletes caches, workspace layers and artifacts past their {@link RetentionSettings}, a batch at a time, every
+ * {@link #EVERY}. For each, the file goes first and its index row after: a crash between leaves a row whose file is
+ * gone, which the next sweep finds again (it is still past retention), never a file nobody can find or a fresh row
+ * over a deleted file. Until its row goes, a cache key still answers 409 to a new save, so a key is never indexed over
+ * a file about to be deleted. A layer's row is marked expired rather than deleted, so that attaching the workspace it
+ * belonged to fails with that reason instead of extracting what is left. Several servers on one database may sweep
+ * at once: a row goes once, a file once.
  *
  * <p>{@link #start()} once, {@link #close()} once; a failed sweep is logged and the next one tries again.
  */
 public final class RetentionSweeper implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(RetentionSweeper.class);
-    /** How often old caches and artifacts are looked for; the first look is a minute after the start. */
+    /** How often old files are looked for; the first look is a minute after the start. */
     static final Duration EVERY = Duration.ofHours(1);
     static final int BATCH = 500;
 
     /** What one sweep deleted. */
-    public record Swept(int caches, long cacheBytes, int artifacts, long artifactBytes) {
+    public record Swept(int caches, long cacheBytes, int layers, long layerBytes, int artifacts, long artifactBytes) {
     }
 
     private final Jdbi jdbi;
@@ -63,13 +65,16 @@ public final class RetentionSweeper implements AutoCloseable {
     private void sweepLogged() {
         try {
             Swept swept = sweep();
-            if (swept.caches() > 0 || swept.artifacts() > 0) {
-                LOG.info("Retention: deleted {} caches ({} bytes) older than {} and {} artifacts ({} bytes) older "
-                                + "than {}", swept.caches(), swept.cacheBytes(), words(settings.caches()),
-                        swept.artifacts(), swept.artifactBytes(), words(settings.artifacts()));
+            if (swept.caches() > 0 || swept.layers() > 0 || swept.artifacts() > 0) {
+                LOG.info("Retention: deleted {} caches ({} bytes) older than {}, {} workspace layers ({} bytes) older "
+                                + "than {} and {} artifacts ({} bytes) older than {}", swept.caches(),
+                        swept.cacheBytes(), words(settings.caches()), swept.layers(), swept.layerBytes(),
+                        words(settings.workspaces()), swept.artifacts(), swept.artifactBytes(),
+                        words(settings.artifacts()));
             }
         } catch (RuntimeException e) {
-            LOG.warn("Deleting old caches and artifacts failed; trying again in {} minutes", EVERY.toMinutes(), e);
+            LOG.warn("Deleting old caches, workspace layers and artifacts failed; trying again in {} minutes",
+                    EVERY.toMinutes(), e);
         }
     }
 
@@ -85,17 +90,23 @@ public final class RetentionSweeper implements AutoCloseable {
     public Swept sweep() {
         OffsetDateTime now = clock.instant().truncatedTo(ChronoUnit.MICROS).atOffset(ZoneOffset.UTC);
         OffsetDateTime cacheCutoff = now.minus(settings.caches());
+        OffsetDateTime layerCutoff = now.minus(settings.workspaces());
         OffsetDateTime artifactCutoff = now.minus(settings.artifacts());
         Tally caches = inBatches(() -> dao(d -> d.expiredCaches(cacheCutoff, BATCH)), c -> {
             delete(BlobLayout.cache(c.projectId(), c.key()));
             return dao(d -> d.deleteCache(c.projectId(), c.key(), cacheCutoff)) > 0 ? c.size() : -1;
+        });
+        Tally layers = inBatches(() -> dao(d -> d.expiredLayers(layerCutoff, BATCH)), l -> {
+            delete(BlobLayout.workspaceLayer(l.workflowId(), l.id()));
+            return dao(d -> d.markLayerExpired(l.id(), now)) > 0 ? l.size() : -1;
         });
         Tally artifacts = inBatches(() -> dao(d -> d.expiredArtifacts(artifactCutoff, BATCH)), a -> {
             // Paths were checked on upload; one that no longer parses has no file this store could reach.
             BlobName.parse(a.path()).ifPresent(path -> delete(BlobLayout.artifact(a.jobId(), a.nodeIndex(), path)));
             return dao(d -> d.deleteArtifact(a.jobId(), a.nodeIndex(), a.path(), artifactCutoff)) > 0 ? a.size() : -1;
         });
-        return new Swept(caches.count(), caches.bytes(), artifacts.count(), artifacts.bytes());
+        return new Swept(caches.count(), caches.bytes(), layers.count(), layers.bytes(), artifacts.count(),
+                artifacts.bytes());
     }
 
     private record Tally(int count, long bytes) {
