@@ -150,8 +150,9 @@ final class HttpCalls {
             }
         }
 
+        /** The server's own words when it answered with a JSON error, else the body as it came. */
         ProtocolException unexpected(String call) {
-            return new ProtocolException(call, status, text());
+            return new ProtocolException(call, status, json().path("message").asText(text()));
         }
     }
 }
