@@ -58,6 +58,30 @@ class CheckoutIT {
                 "feature/x\n", "in-working-dir\n");
     }
 
+    /** Through file://, as from a real server: a local path would copy every object, reachable or not. */
+    @Test
+    void checkout_fetches_by_id_a_revision_no_branch_reaches_any_more() throws Exception {
+        git("init", "-q", "-b", "main");
+        Files.writeString(repo.resolve("file.txt"), "v1\n");
+        git("add", "file.txt");
+        git("commit", "-q", "-m", "first");
+        Files.writeString(repo.resolve("file.txt"), "pushed, then force-pushed away\n");
+        git("commit", "-q", "-am", "second");
+        String gone = git("rev-parse", "HEAD");
+        git("reset", "-q", "--hard", "HEAD~1");
+        Files.writeString(repo.resolve("file.txt"), "v3\n");
+        git("commit", "-q", "-am", "third");
+        ObjectNode a = Assignments.of(job("checkout", List.of(
+                new Step.Checkout("Checkout code", null, Step.When.ON_SUCCESS),
+                run("Look", "cat file.txt"))), repo.toUri().toString(), "main", gone);
+
+        assertThat(harness.run(a)).contains(TaskOutcome.SUCCESS);
+
+        assertThat(harness.api.task(Assignments.jobId(a)).outputText()).containsSubsequence("$ git clone",
+                "No branch of the clone has " + gone + "; fetching it by its id.", "$ git fetch --force origin " + gone,
+                "HEAD is now at", "==> Look", "pushed, then force-pushed away\n");
+    }
+
     @Test
     void checkout_of_a_revision_the_repository_lacks_fails_the_step() throws Exception {
         git("init", "-q", "-b", "main");
