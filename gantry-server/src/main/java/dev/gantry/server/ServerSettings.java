@@ -17,7 +17,8 @@ import java.util.regex.Pattern;
  * @param port  the HTTP port ({@code GANTRY_PORT}); 0 picks a free port, which {@link GantryServer#port()} then
  *              reports
  * @param agent the agent protocol's timings ({@code GANTRY_AGENT_…}, see {@link AgentSettings})
- * @param retention how long caches and artifacts are kept ({@code GANTRY_RETENTION_…}, see {@link RetentionSettings})
+ * @param retention how long caches, workspace layers and artifacts are kept ({@code GANTRY_RETENTION_…}, see
+ *                  {@link RetentionSettings})
  */
 public record ServerSettings(String host, int port, AgentSettings agent, RetentionSettings retention) {
     /** The environment variable {@link #host()} is read from. */

@@ -77,10 +77,11 @@ final class WorkspaceRoutes {
         });
         Optional<WorkspaceDao.Layer> expired = layers.stream().filter(l -> l.expiredAt() != null).findFirst();
         if (expired.isPresent()) {
-            throw ApiException.gone("the workspace expired: a layer persisted at "
-                    + Json.time(expired.get().createdAt().toInstant()) + " was deleted at " + Json.time(expired.get().expiredAt().toInstant())
-                    + ", past its retention (" + RetentionSettings.WORKSPACES_VARIABLE + "); rerun the workflow from "
-                    + "the start to persist it again");
+            WorkspaceDao.Layer gone = expired.get();
+            throw ApiException.gone("the workspace expired: a layer persisted at " + Json.time(gone.createdAt()
+                    .toInstant()) + " was deleted at " + Json.time(gone.expiredAt().toInstant()) + ", past its "
+                    + "retention (" + RetentionSettings.WORKSPACES_VARIABLE + "); rerun the workflow from the start "
+                    + "to persist it again");
         }
         Json.respond(ctx, 200, Map.of("layers", layers.stream()
                 .map(l -> Map.of("id", l.id().toString(), "size", l.size())).toList()));

@@ -58,6 +58,9 @@ public final class RetentionSweeper implements AutoCloseable {
     }
 
     public RetentionSweeper start() {
+        LOG.info("Retention: caches {}, workspace layers {}, artifacts {}; swept every {} minutes",
+                words(settings.caches()), words(settings.workspaces()), words(settings.artifacts()),
+                EVERY.toMinutes());
         timer.scheduleWithFixedDelay(this::sweepLogged, 60_000, EVERY.toMillis(), TimeUnit.MILLISECONDS);
         return this;
     }
