@@ -38,10 +38,7 @@ class CheckoutIT {
 
     @Test
     void checkout_clones_the_repository_at_the_pipeline_revision_on_its_branch() throws Exception {
-        git("init", "-q", "-b", "main");
-        Files.writeString(repo.resolve("file.txt"), "v1\n");
-        git("add", "file.txt");
-        git("commit", "-q", "-m", "first");
+        firstCommit();
         String first = git("rev-parse", "HEAD");
         Files.writeString(repo.resolve("file.txt"), "v2\n");
         git("commit", "-q", "-am", "second");
@@ -61,10 +58,7 @@ class CheckoutIT {
     /** Through file://, as from a real server: a local path would copy every object, reachable or not. */
     @Test
     void checkout_fetches_by_id_a_revision_no_branch_reaches_any_more() throws Exception {
-        git("init", "-q", "-b", "main");
-        Files.writeString(repo.resolve("file.txt"), "v1\n");
-        git("add", "file.txt");
-        git("commit", "-q", "-m", "first");
+        firstCommit();
         Files.writeString(repo.resolve("file.txt"), "pushed, then force-pushed away\n");
         git("commit", "-q", "-am", "second");
         String gone = git("rev-parse", "HEAD");
@@ -84,10 +78,7 @@ class CheckoutIT {
 
     @Test
     void checkout_of_a_revision_the_repository_lacks_fails_the_step() throws Exception {
-        git("init", "-q", "-b", "main");
-        Files.writeString(repo.resolve("file.txt"), "v1\n");
-        git("add", "file.txt");
-        git("commit", "-q", "-m", "first");
+        firstCommit();
         ObjectNode a = Assignments.of(job("checkout", List.of(
                 new Step.Checkout("Checkout code", "src", Step.When.ON_SUCCESS))),
                 repo.toString(), null, "0123456789012345678901234567890123456789");
@@ -95,6 +86,14 @@ class CheckoutIT {
         assertThat(harness.run(a)).contains(TaskOutcome.FAILED);
         assertThat(harness.api.task(Assignments.jobId(a)).lastReports().get(0).path("status").asText())
                 .isEqualTo("failed");
+    }
+
+    /** A repository on branch main whose one commit has file.txt saying v1. */
+    private void firstCommit() throws IOException, InterruptedException {
+        git("init", "-q", "-b", "main");
+        Files.writeString(repo.resolve("file.txt"), "v1\n");
+        git("add", "file.txt");
+        git("commit", "-q", "-m", "first");
     }
 
     private String git(String... args) throws IOException, InterruptedException {
