@@ -1,6 +1,8 @@
 package dev.gantry.server.agent;
 
-import dev.gantry.db.Durations;
+import static dev.gantry.server.DurationSetting.format;
+
+import dev.gantry.server.DurationSetting;
 import dev.gantry.server.InvalidServerSettingException;
 import java.time.Duration;
 import java.util.Map;
@@ -86,20 +88,8 @@ public record AgentSettings(Duration heartbeatInterval, Duration leaseTimeout, D
 
     private static Duration read(Map<String, String> environment, String variable, Duration fallback, Duration min,
                                  Duration max) {
-        String text = environment.get(variable);
-        if (text == null) {
-            return fallback;
-        }
-        String rule = "must be a duration like 500ms, 5s or 2m, from " + format(min) + " to " + format(max);
-        if (text.isBlank()) {
-            throw new InvalidServerSettingException(variable + " is set but empty; unset it to use the default "
-                    + format(fallback));
-        }
-        Duration value = Durations.parse(text).orElse(null);
-        if (value == null || value.compareTo(min) < 0 || value.compareTo(max) > 0) {
-            throw new InvalidServerSettingException(variable + " " + rule + ", got '" + text + "'");
-        }
-        return value;
+        return DurationSetting.read(environment, variable, fallback, min, max,
+                "must be a duration like 500ms, 5s or 2m, from " + format(min) + " to " + format(max));
     }
 
     private static void requireRange(String what, Duration value, Duration min, Duration max) {
@@ -107,17 +97,5 @@ public record AgentSettings(Duration heartbeatInterval, Duration leaseTimeout, D
             throw new IllegalArgumentException("the " + what + " must be from " + format(min) + " to " + format(max)
                     + ", got " + format(value));
         }
-    }
-
-    /** The shortest of {@code 2m}, {@code 5s} or {@code 250ms} that says the duration exactly. */
-    static String format(Duration duration) {
-        long millis = duration.toMillis();
-        if (millis != 0 && millis % 60_000 == 0) {
-            return millis / 60_000 + "m";
-        }
-        if (millis != 0 && millis % 1000 == 0) {
-            return millis / 1000 + "s";
-        }
-        return millis + "ms";
     }
 }

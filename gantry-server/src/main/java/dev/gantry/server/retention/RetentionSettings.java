@@ -1,7 +1,6 @@
 package dev.gantry.server.retention;
 
-import dev.gantry.db.Durations;
-import dev.gantry.server.InvalidServerSettingException;
+import dev.gantry.server.DurationSetting;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
@@ -53,19 +52,7 @@ public record RetentionSettings(Duration caches, Duration workspaces, Duration a
     }
 
     private static Duration read(Map<String, String> environment, String variable, Duration fallback) {
-        String text = environment.get(variable);
-        if (text == null) {
-            return fallback;
-        }
-        if (text.isBlank()) {
-            throw new InvalidServerSettingException(variable + " is set but empty; unset it to use the default "
-                    + fallback.toDays() + "d");
-        }
-        Duration value = Durations.parse(text).filter(RetentionSettings::inRange).orElse(null);
-        if (value == null) {
-            throw new InvalidServerSettingException(variable + " " + RULE + ", got '" + text + "'");
-        }
-        return value;
+        return DurationSetting.read(environment, variable, fallback, MIN, MAX, RULE);
     }
 
     private static boolean inRange(Duration d) {

@@ -1,5 +1,7 @@
 package dev.gantry.server.retention;
 
+import static dev.gantry.server.DurationSetting.format;
+
 import dev.gantry.server.storage.BlobLayout;
 import dev.gantry.server.storage.BlobName;
 import dev.gantry.server.storage.BlobStore;
@@ -59,7 +61,7 @@ public final class RetentionSweeper implements AutoCloseable {
 
     public RetentionSweeper start() {
         LOG.info("Retention: caches {}, workspace layers {}, artifacts {}; swept every {} minutes",
-                words(settings.caches()), words(settings.workspaces()), words(settings.artifacts()),
+                format(settings.caches()), format(settings.workspaces()), format(settings.artifacts()),
                 EVERY.toMinutes());
         timer.scheduleWithFixedDelay(this::sweepLogged, 60_000, EVERY.toMillis(), TimeUnit.MILLISECONDS);
         return this;
@@ -71,22 +73,14 @@ public final class RetentionSweeper implements AutoCloseable {
             if (swept.caches() > 0 || swept.layers() > 0 || swept.artifacts() > 0) {
                 LOG.info("Retention: deleted {} caches ({} bytes) older than {}, {} workspace layers ({} bytes) older "
                                 + "than {} and {} artifacts ({} bytes) older than {}", swept.caches(),
-                        swept.cacheBytes(), words(settings.caches()), swept.layers(), swept.layerBytes(),
-                        words(settings.workspaces()), swept.artifacts(), swept.artifactBytes(),
-                        words(settings.artifacts()));
+                        swept.cacheBytes(), format(settings.caches()), swept.layers(), swept.layerBytes(),
+                        format(settings.workspaces()), swept.artifacts(), swept.artifactBytes(),
+                        format(settings.artifacts()));
             }
         } catch (RuntimeException e) {
             LOG.warn("Deleting old caches, workspace layers and artifacts failed; trying again in {} minutes",
                     EVERY.toMinutes(), e);
         }
-    }
-
-    /** {@code 15d}, {@code 36h} or {@code 90m}: the largest unit that says it to the minute. */
-    static String words(Duration d) {
-        if (d.toHoursPart() == 0 && d.toMinutesPart() == 0) {
-            return d.toDays() + "d";
-        }
-        return d.toMinutesPart() == 0 ? d.toHours() + "h" : d.toMinutes() + "m";
     }
 
     /** Deletes everything past retention now, in batches of {@link #BATCH}. */
