@@ -3,6 +3,7 @@ package dev.gantry.agent.task;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,16 +34,23 @@ final class PathGlob {
     static List<Path> matches(Path base, String pattern) {
         // Compiled before the walk, so a malformed pattern is reported even where nothing would be looked at.
         List<Pattern> segments = new ArrayList<>();
+        List<String> names = new ArrayList<>();
         for (String segment : pattern.split("/")) {
             if (!segment.isEmpty() && !segment.equals(".")) {
-                segments.add(isPattern(segment) ? compile(segment) : Pattern.compile(Pattern.quote(segment)));
+                segments.add(isPattern(segment) ? compile(segment) : null);
+                names.add(segment);
             }
         }
         List<Path> current = List.of(base);
-        for (Pattern segment : segments) {
+        for (int s = 0; s < segments.size(); s++) {
             List<Path> next = new ArrayList<>();
             for (Path dir : current) {
-                next.addAll(children(dir, segment));
+                if (segments.get(s) != null) {
+                    next.addAll(children(dir, segments.get(s)));
+                } else if (Files.exists(dir.resolve(names.get(s)), LinkOption.NOFOLLOW_LINKS)) {
+                    // A plain name is looked up, not matched against every entry of its directory.
+                    next.add(dir.resolve(names.get(s)));
+                }
             }
             current = next;
         }
