@@ -11,6 +11,7 @@ import dev.gantry.agent.protocol.HttpAgentServer;
 import dev.gantry.agent.protocol.Registration;
 import dev.gantry.agent.protocol.RetryPolicy;
 import dev.gantry.agent.protocol.UnauthorizedException;
+import dev.gantry.agent.executor.HostShellExecutor;
 import dev.gantry.agent.task.TaskSettings;
 import dev.gantry.agent.testing.Assignments;
 import dev.gantry.agent.testing.FakeAgentApi;
@@ -103,7 +104,8 @@ class AgentIT {
         AgentSettings settings = new AgentSettings(api.url(), token, "agent-under-test", cpu, memoryMb, 40,
                 AgentSettings.DEFAULT_POOL, work);
         return new Agent(settings, new HttpAgentServer(api.url(), token, FAST),
-                TaskSettings.defaults(work, api.url().toString(), System.getenv()), registered::add);
+                TaskSettings.defaults(work, api.url().toString(),
+                        new HostShellExecutor(TaskSettings.DEFAULT_KILL_GRACE), System.getenv()), registered::add);
     }
 
     private static void runQuietly(Agent agent) {

@@ -1,6 +1,7 @@
 package dev.gantry.bench;
 
 import dev.gantry.bench.config.ConfigSuite;
+import dev.gantry.bench.e2e.ContainersSuite;
 import dev.gantry.bench.e2e.E2eSuite;
 import dev.gantry.bench.queue.QueueSuite;
 import dev.gantry.bench.scheduler.SchedulerSuite;
@@ -25,7 +26,7 @@ public final class BenchMain implements Callable<Integer> {
     static final Map<String, Suite> SUITES = new LinkedHashMap<>();
 
     static {
-        for (Suite s : new Suite[] {new ConfigSuite(), new QueueSuite(), new E2eSuite(), new SchedulerSuite()}) {
+        for (Suite s : new Suite[] {new ConfigSuite(), new QueueSuite(), new E2eSuite(), new ContainersSuite(), new SchedulerSuite()}) {
             SUITES.put(s.name(), s);
         }
     }

@@ -5,6 +5,10 @@ import dev.gantry.agent.AgentSettings;
 import dev.gantry.agent.protocol.HttpAgentServer;
 import dev.gantry.agent.protocol.RetryPolicy;
 import dev.gantry.agent.protocol.UnauthorizedException;
+import dev.gantry.agent.executor.Executor;
+import dev.gantry.agent.executor.HostShellExecutor;
+import dev.gantry.agent.executor.SandboxException;
+import dev.gantry.agent.executor.docker.DockerExecutor;
 import dev.gantry.agent.task.TaskSettings;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -73,6 +77,18 @@ final class AgentCommand implements Callable<Integer> {
     @Option(names = "--name", paramLabel = "N", description = "The name the server shows. Default: the host name.")
     String name;
 
+    @Option(names = "--executor", paramLabel = "KIND", defaultValue = "docker",
+            description = "Where jobs run: docker (each job in containers of its own images; the default) or shell "
+                    + "(on this host as this user, NOT isolated: only for a trusted single-user set-up). "
+                    + "Default: ${DEFAULT-VALUE}.")
+    String executor;
+
+    @Option(names = "--docker-host", paramLabel = "URL",
+            description = "The Docker Engine API, Docker's or Podman's (podman system service): unix:///PATH or "
+                    + "tcp://HOST:PORT. Default: DOCKER_HOST, else the first of /var/run/docker.sock, "
+                    + "/run/podman/podman.sock and $XDG_RUNTIME_DIR/podman/podman.sock that exists.")
+    URI dockerHost;
+
     @Override
     public Integer call() throws InterruptedException {
         Map<String, String> environment = System.getenv();
@@ -80,9 +96,10 @@ final class AgentCommand implements Callable<Integer> {
         LOG.info("agent settings: {}", settings);
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
+        Executor jobs = executor(settings, environment, out);
         HttpAgentServer http = new HttpAgentServer(settings.server(), settings.token(), RetryPolicy.DEFAULT);
         Agent agent = new Agent(settings, http,
-                TaskSettings.defaults(settings.workDir(), settings.server().toString(), environment),
+                TaskSettings.defaults(settings.workDir(), settings.server().toString(), jobs, environment),
                 registration -> {
                     out.println("Gantry agent " + settings.name() + " registered with " + settings.server() + " (cpu="
                             + settings.cpu() + ", memory=" + settings.memoryMb() + " MiB)");
@@ -103,6 +120,38 @@ final class AgentCommand implements Callable<Integer> {
             err.println("gantry agent: " + e.getMessage());
             err.flush();
             return 1;
+        }
+    }
+
+    /**
+     * The executor {@code --executor} names, checked before the agent registers: a docker agent whose runtime does
+     * not answer would take jobs only to fail them, so it stops here with what to do instead (exit 2).
+     */
+    private Executor executor(AgentSettings settings, Map<String, String> environment, PrintWriter out) {
+        switch (executor) {
+            case "shell" -> {
+                out.println("Executor: host shell. Jobs run on this host as this user and are NOT isolated from it "
+                        + "or from each other; use it only for a trusted single-user set-up.");
+                out.flush();
+                return new HostShellExecutor(TaskSettings.DEFAULT_KILL_GRACE);
+            }
+            case "docker" -> {
+                URI host = dockerHost != null ? dockerHost : DockerExecutor.findHost(environment).orElseThrow(() ->
+                        new ParameterException(spec.commandLine(), "no Docker Engine API found: set DOCKER_HOST or "
+                                + "--docker-host, start Docker or 'podman system service' (bin/containers setup "
+                                + "does it here), or run jobs unisolated on this host with --executor shell"));
+                DockerExecutor docker = new DockerExecutor(host, settings.name(), TaskSettings.DEFAULT_KILL_GRACE);
+                try {
+                    out.println("Executor: docker, on " + docker.version());
+                    out.flush();
+                    docker.removeLeftovers();
+                } catch (SandboxException | IOException e) {
+                    throw new ParameterException(spec.commandLine(), e.getMessage());
+                }
+                return docker;
+            }
+            default -> throw new ParameterException(spec.commandLine(), "--executor must be docker or shell, got '"
+                    + executor + "'");
         }
     }
 

@@ -22,6 +22,12 @@ final class FleetOption {
                     + "maximum sizes; docs/scheduler.md), starting each instance as a local agent process.")
     Path file;
 
+    @Option(names = "--executor", paramLabel = "KIND", defaultValue = "docker",
+            description = "Where the local agents run jobs: docker (each job in its own containers, through "
+                    + "DOCKER_HOST or the Docker or Podman socket; the default) or shell (on this host, not "
+                    + "isolated: only for a trusted single-user set-up). Default: ${DEFAULT-VALUE}.")
+    String executor;
+
     /**
      * The fleet file's configuration, else {@code otherwise} (null: no autoscaling).
      *
@@ -40,9 +46,12 @@ final class FleetOption {
         }
     }
 
-    /** Autoscaling {@code config} with local agents of the server in {@code home}; null when config is null. */
-    static Autoscaling.Setup local(FleetConfig config, Path home) {
+    /**
+     * Autoscaling {@code config} with local agents of the server in {@code home} running jobs on this option's
+     * executor; null when config is null.
+     */
+    Autoscaling.Setup local(FleetConfig config, Path home) {
         return config == null ? null : new Autoscaling.Setup(config,
-                server -> LocalAgents.provider(server, home.resolve(TokenKind.AGENT.fileName()), home));
+                server -> LocalAgents.provider(server, home.resolve(TokenKind.AGENT.fileName()), home, executor));
     }
 }

@@ -16,14 +16,14 @@ final class LocalAgents {
     private LocalAgents() {
     }
 
-    static LocalProvider provider(URI server, Path agentTokenFile, Path home) {
+    static LocalProvider provider(URI server, Path agentTokenFile, Path home, String executor) {
         String java = ProcessHandle.current().info().command().orElse("java");
         String classPath = System.getProperty("java.class.path");
         LocalProvider.Command command = (instanceId, type) -> List.of(java, "-cp", classPath, Main.class.getName(),
                 "agent", "--server", server.toString(), "--token-file", agentTokenFile.toString(),
                 "--cpu", Integer.toString(type.capacity().vcpu()), "--memory", memoryGb(type),
                 "--disk", Integer.toString(type.capacity().diskGb()), "--name", instanceId,
-                "--work-dir", home.resolve("agent-work").resolve(instanceId).toString());
+                "--work-dir", home.resolve("agent-work").resolve(instanceId).toString(), "--executor", executor);
         return new LocalProvider(command, home.resolve("logs"), LocalProvider.DEFAULT_GRACE);
     }
 

@@ -48,7 +48,7 @@ final class ServerCommand implements Callable<Integer> {
     public Integer call() throws InterruptedException {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        GantryServer server = start(listen, fleet.config(null), err);
+        GantryServer server = start(listen, fleet, fleet.config(null), err);
         if (server == null) {
             return 1;
         }
@@ -72,12 +72,12 @@ final class ServerCommand implements Callable<Integer> {
      * names, autoscaling {@code fleet} with local agents (null: none), or reports why it cannot on {@code err} and
      * returns null.
      */
-    static GantryServer start(ListenOptions listen, FleetConfig fleet, PrintWriter err) {
+    static GantryServer start(ListenOptions listen, FleetOption option, FleetConfig fleet, PrintWriter err) {
         try {
             ServerSettings settings = listen.applyTo(ServerSettings.fromEnvironment(System.getenv()));
             DatabaseSettings database = DatabaseSettings.fromEnvironment(System.getenv());
             return GantryServer.start(settings, database,
-                    FleetOption.local(fleet, database.home()));
+                    option.local(fleet, database.home()));
         } catch (ServerException | DatabaseException | QueueException e) {
             err.println("gantry server: " + e.getMessage());
             err.flush();

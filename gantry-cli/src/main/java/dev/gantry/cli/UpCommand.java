@@ -48,7 +48,7 @@ final class UpCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         FleetConfig fleetConfig = fleet.config(FleetConfig.defaults());
-        GantryServer server = ServerCommand.start(listen, fleetConfig, err);
+        GantryServer server = ServerCommand.start(listen, fleet, fleetConfig, err);
         if (server == null) {
             return 1;
         }

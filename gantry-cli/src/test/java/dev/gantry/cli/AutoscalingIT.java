@@ -60,7 +60,7 @@ class AutoscalingIT {
         TestRepository.create(repository, "/autoscale/config.yml", trace);
         AtomicReference<LocalProvider> provider = new AtomicReference<>();
         Autoscaling.Setup setup = new Autoscaling.Setup(FleetConfig.parse("fleet.yml", FLEET), server -> {
-            LocalProvider local = LocalAgents.provider(server, home.resolve(TokenKind.AGENT.fileName()), home);
+            LocalProvider local = LocalAgents.provider(server, home.resolve(TokenKind.AGENT.fileName()), home, "shell");
             local.setLimit("big", 0); // the first choice is short, as in the October 21 incident
             provider.set(local);
             return local;

@@ -29,6 +29,7 @@ final class GantryProcesses implements AutoCloseable {
     private final List<Process> processes = new ArrayList<>();
     private Process server;
     private int serverStarts;
+    private int agentStarts;
 
     /**
      * @param databaseUrl the test database ({@code GANTRY_DATABASE_URL}); null: the embedded PostgreSQL under
@@ -84,11 +85,20 @@ final class GantryProcesses implements AutoCloseable {
         kill(server);
     }
 
-    /** Starts agent {@code name} offering {@code cpu} CPUs and 8 GB. */
+    /**
+     * Starts agent {@code name} offering {@code cpu} CPUs and 8 GB, running jobs on the host shell: these tests are
+     * about the orchestration, and their jobs leave traces in host files (the container executor has tests of its
+     * own).
+     */
     Process startAgent(String name, int cpu) {
-        return start("agent-" + name, List.of("agent", "--server", url().toString(), "--token-file",
-                home.resolve("agent-token").toString(), "--cpu", Integer.toString(cpu), "--memory", "8",
-                "--name", name, "--work-dir", home.resolve("work-" + name).toString()));
+        return startAgent(name, cpu, "shell");
+    }
+
+    /** Starts agent {@code name} offering {@code cpu} CPUs and 8 GB, running jobs on {@code executor}. */
+    Process startAgent(String name, int cpu, String executor) {
+        return start("agent-" + name + "-" + ++agentStarts, List.of("agent", "--server", url().toString(),
+                "--token-file", home.resolve("agent-token").toString(), "--cpu", Integer.toString(cpu), "--memory",
+                "8", "--name", name, "--work-dir", home.resolve("work-" + name).toString(), "--executor", executor));
     }
 
     /**

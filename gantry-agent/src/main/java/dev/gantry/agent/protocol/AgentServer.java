@@ -72,4 +72,7 @@ public interface AgentServer {
 
     /** {@code POST /tasks/…/tests}: one batch of test results. */
     void storeTests(TaskRef task, List<TestCase> tests) throws InterruptedException;
+
+    /** {@code GET /tasks/…/timings}: the test durations of the job's latest successful run; empty before one. */
+    List<TestTiming> timings(TaskRef task) throws InterruptedException;
 }

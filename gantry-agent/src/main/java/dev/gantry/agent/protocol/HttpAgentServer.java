@@ -198,6 +198,17 @@ public final class HttpAgentServer implements AgentServer {
     }
 
     @Override
+    public List<TestTiming> timings(TaskRef task) throws InterruptedException {
+        JsonNode body = expectJson(taskCall("timings", task, builder(task, "/timings").GET()
+                .timeout(CALL_TIMEOUT).build(), null), 200);
+        List<TestTiming> timings = new ArrayList<>();
+        body.path("tests").forEach(t -> timings.add(new TestTiming(t.path("file").isNull() ? null
+                : t.path("file").asText(null), t.path("classname").asText(""), t.path("name").asText(""),
+                t.path("run_time").asDouble())));
+        return timings;
+    }
+
+    @Override
     public void downloadWorkspaceLayer(TaskRef task, String layerId, Path target) throws InterruptedException {
         expect(taskCall("workspace download", task, builder(task, "/workspace/" + encode(layerId)).GET()
                 .timeout(TRANSFER_TIMEOUT).build(), target), 200);

@@ -2,7 +2,9 @@ package dev.gantry.agent.protocol;
 
 /** How a task ended, as the agent completes it. */
 public enum TaskOutcome {
-    SUCCESS("success"), FAILED("failed"), CANCELED("canceled");
+    SUCCESS("success"), FAILED("failed"), CANCELED("canceled"),
+    /** The task could not run for a reason outside the job (an image that cannot be pulled): the server retries it. */
+    INFRASTRUCTURE_FAIL("infrastructure_fail");
 
     private final String word;
 

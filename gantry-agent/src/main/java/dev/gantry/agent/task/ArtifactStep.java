@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
 import java.util.stream.Stream;
 
 /**
@@ -21,13 +22,15 @@ final class ArtifactStep {
             ctx.log().line("store_artifacts needs a path");
             return StepResult.FAILED;
         }
-        Path source = ctx.path(step.path());
-        if (!Files.exists(source)) {
-            ctx.log().line("No artifact files found at " + step.path() + " (" + source + ")");
+        Path inSandbox = ctx.path(step.path());
+        Optional<Path> copy = ctx.sandbox().read(inSandbox, ctx.dir().newStaging());
+        if (copy.isEmpty()) {
+            ctx.log().line("No artifact files found at " + step.path() + " (" + inSandbox + ")");
             return StepResult.SUCCESS;
         }
+        Path source = copy.get();
         String destination = step.destination() != null ? step.destination().replaceAll("^/+|/+$", "")
-                : source.getFileName() == null ? "artifacts" : source.getFileName().toString();
+                : inSandbox.getFileName() == null ? "artifacts" : inSandbox.getFileName().toString();
         List<Path> files;
         try (Stream<Path> walk = Files.walk(source)) {
             files = walk.filter(Files::isRegularFile).sorted().toList();

@@ -16,11 +16,12 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * {@code save_cache} and {@code restore_cache}. Paths are stored so that they restore into the next task's own
- * home: a path inside the task's {@code HOME} (which holds the default working directory {@code ~/project}) is stored
- * as {@code home/<path relative to HOME>} and restored under the new task's HOME; any other absolute path is stored
- * as {@code root/<absolute path>} and restored at the same absolute place. Relative paths are relative to the
- * working directory.
+ * {@code save_cache} and {@code restore_cache}. Paths are stored so that they restore into the next task's home: a
+ * path inside the sandbox's home (which holds the default working directory {@code ~/project}) is stored as
+ * {@code home/<path relative to HOME>} and restored under the next task's home, whatever its user's home is; any
+ * other absolute path is stored as {@code root/<absolute path>} and restored at the same absolute place. Relative
+ * paths are relative to the working directory. Files are copied out of the sandbox to be archived on the host, and
+ * restored by extracting on the host and copying in.
  */
 final class CacheSteps {
     static final String HOME_PREFIX = "home";
@@ -45,11 +46,12 @@ final class CacheSteps {
         List<Archives.Root> roots = new ArrayList<>();
         for (String configPath : step.paths()) {
             Path path = ctx.path(configPath);
-            if (!Archives.exists(path)) {
+            Optional<Path> copy = ctx.sandbox().read(path, ctx.dir().newStaging());
+            if (copy.isEmpty()) {
                 ctx.log().line("Skipping " + configPath + ": it does not exist");
                 continue;
             }
-            roots.add(new Archives.Root(path, entryName(ctx.dir().home(), path)));
+            roots.add(new Archives.Root(copy.get(), entryName(ctx.sandbox().home(), path)));
         }
         if (roots.isEmpty()) {
             ctx.log().line("None of the paths exist; no cache saved for key " + key);
@@ -90,8 +92,16 @@ final class CacheSteps {
         Path archive = Files.createTempFile(ctx.dir().tmp(), "restore-", ".tar.gz");
         try {
             ctx.server().downloadCache(ctx.task(), key, archive);
-            Path home = ctx.dir().home();
-            int entries = Archives.extract(archive, name -> placement(home, name));
+            Path staged = ctx.dir().newStaging();
+            int entries = Archives.extract(archive, name -> placement(staged, name));
+            Path home = staged.resolve(HOME_PREFIX);
+            if (Files.exists(home)) {
+                ctx.sandbox().write(home, ctx.sandbox().home());
+            }
+            Path root = staged.resolve(ROOT_PREFIX);
+            if (Files.exists(root)) {
+                ctx.sandbox().write(root, Path.of("/"));
+            }
             ctx.log().line("Restored " + entries + " entries");
         } finally {
             Files.deleteIfExists(archive);
@@ -108,17 +118,15 @@ final class CacheSteps {
         return ROOT_PREFIX + path.toAbsolutePath();
     }
 
-    /** Where an entry restores to, per {@link #entryName}; null for names this agent did not write. */
-    static Archives.Placement placement(Path home, String name) {
-        if (name.equals(HOME_PREFIX)) {
-            return new Archives.Placement(home, home);
-        }
-        if (name.startsWith(HOME_PREFIX + "/")) {
-            return new Archives.Placement(home.resolve(name.substring(HOME_PREFIX.length() + 1)), home);
-        }
-        if (name.startsWith(ROOT_PREFIX + "/")) {
-            Path root = Path.of("/");
-            return new Archives.Placement(root.resolve(name.substring(ROOT_PREFIX.length() + 1)), root);
+    /**
+     * Where an entry is staged on the host before it is copied in: {@code home/…} and {@code root/…} under
+     * {@code staged}, each kept inside its own prefix; null for names this agent did not write.
+     */
+    static Archives.Placement placement(Path staged, String name) {
+        for (String prefix : List.of(HOME_PREFIX, ROOT_PREFIX)) {
+            if (name.equals(prefix) || name.startsWith(prefix + "/")) {
+                return new Archives.Placement(staged.resolve(name), staged.resolve(prefix));
+            }
         }
         return null;
     }
@@ -157,7 +165,17 @@ final class CacheSteps {
 
         @Override
         public String checksum(String file) {
-            return sha256Base64(ctx.path(file), file);
+            try {
+                Path copy = ctx.sandbox().read(ctx.path(file), ctx.dir().newStaging())
+                        .orElseThrow(() -> new IllegalArgumentException("cannot read '" + file
+                                + "' for its checksum: it does not exist"));
+                return sha256Base64(copy, file);
+            } catch (IOException e) {
+                throw new IllegalArgumentException("cannot read '" + file + "' for its checksum: " + e.getMessage(), e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalArgumentException("interrupted while reading '" + file + "' for its checksum", e);
+            }
         }
     }
 

@@ -7,28 +7,24 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * The environment a task's processes see, built in CircleCI's order: the agent host's variables (less the agent's
- * own {@code GANTRY_*} ones, so its token never reaches a build), then CircleCI's built-in variables, then the
- * job's {@code environment}; each {@code run} step adds its own on top. Pure.
+ * The environment a task's processes see, built in CircleCI's order: the sandbox's base (on the host shell, the
+ * agent host's variables less the agent's own {@code GANTRY_*} ones, so its token never reaches a build; in a
+ * container nothing, the image's own being there already), then CircleCI's built-in variables, then the job's
+ * {@code environment}; each {@code run} step adds its own on top. Pure.
  */
 final class CircleEnvironment {
     private CircleEnvironment() {
     }
 
     /**
-     * @param home       the task's own home directory, exported as {@code HOME}
+     * @param home       the sandbox's home directory, exported as {@code HOME}
      * @param workingDir the job's working directory with {@code ~} expanded
      * @param server     the server's base URL, for {@code CIRCLE_BUILD_URL}
-     * @param marker     this task's {@link ProcessTree#MARKER_VARIABLE} value
+     * @param base       the sandbox's base environment
      */
     static Map<String, String> build(Assignment a, PlanJob job, Path home, Path workingDir, String server,
-                                     Map<String, String> host, String marker) {
-        Map<String, String> env = new LinkedHashMap<>();
-        host.forEach((name, value) -> {
-            if (!name.startsWith("GANTRY_")) {
-                env.put(name, value);
-            }
-        });
+                                     Map<String, String> base) {
+        Map<String, String> env = new LinkedHashMap<>(base);
         env.put("CI", "true");
         env.put("CIRCLECI", "true");
         putIfSet(env, "CIRCLE_BRANCH", a.pipeline().branch());
@@ -49,21 +45,14 @@ final class CircleEnvironment {
         env.put("CIRCLE_BUILD_URL", server.replaceAll("/+$", "") + "/api/v2/project/" + a.project().slug()
                 + "/job/" + a.job().number());
         env.put("HOME", home.toString());
-        env.put(ProcessTree.MARKER_VARIABLE, marker);
         env.putAll(job.environment());
-        // the marker must survive a job that sets the same name: it is how leftover processes are found
-        env.put(ProcessTree.MARKER_VARIABLE, marker);
         return env;
     }
 
     /** {@code base} with a step's variables on top. */
     static Map<String, String> withStep(Map<String, String> base, Map<String, String> step) {
         Map<String, String> env = new LinkedHashMap<>(base);
-        step.forEach((name, value) -> {
-            if (!name.equals(ProcessTree.MARKER_VARIABLE)) {
-                env.put(name, value);
-            }
-        });
+        env.putAll(step);
         return env;
     }
 

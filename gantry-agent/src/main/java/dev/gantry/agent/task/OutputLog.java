@@ -7,6 +7,8 @@ import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Set;
 
 /**
  * The node's one output stream, kept in a file so the shipper can resend from any acknowledged offset without
@@ -18,8 +20,9 @@ final class OutputLog implements AutoCloseable {
     private long length;
 
     OutputLog(Path file) throws IOException {
-        this.channel = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
-                StandardOpenOption.WRITE);
+        // 0600: the output may hold what a step printed of its secrets
+        this.channel = FileChannel.open(file, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
+                StandardOpenOption.WRITE), PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
     }
 
     synchronized void write(byte[] bytes, int offset, int count) {

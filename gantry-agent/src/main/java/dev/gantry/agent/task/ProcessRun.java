@@ -1,5 +1,7 @@
 package dev.gantry.agent.task;
 
+import dev.gantry.agent.executor.Sandbox;
+import dev.gantry.agent.executor.StepProcess;
 import dev.gantry.agent.protocol.StepStatus;
 import java.io.IOException;
 import java.io.InputStream;
@@ -7,7 +9,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 /**
  * One running process of a step: its merged output is pumped into the task's {@link OutputLog} by a virtual thread,
@@ -20,23 +21,19 @@ final class ProcessRun {
     private static final Duration DRAIN = Duration.ofSeconds(1);
     private static final Duration POLL = Duration.ofMillis(50);
 
-    private final Process process;
+    private final StepProcess process;
     private final Thread pump;
     private volatile long lastOutputNanos = System.nanoTime();
     private volatile boolean detached;
 
-    private ProcessRun(Process process, OutputLog log) {
+    private ProcessRun(StepProcess process, OutputLog log) {
         this.process = process;
-        this.pump = Thread.ofVirtual().name("pump-" + process.pid()).start(() -> pump(process.getInputStream(), log));
+        this.pump = Thread.ofVirtual().name("pump").start(() -> pump(process.output(), log));
     }
 
-    static ProcessRun start(Executor executor, List<String> command, Path directory, Map<String, String> environment,
+    static ProcessRun start(Sandbox sandbox, List<String> command, Path directory, Map<String, String> environment,
                             OutputLog log) throws IOException {
-        return new ProcessRun(executor.start(command, directory, environment), log);
-    }
-
-    ProcessHandle handle() {
-        return process.toHandle();
+        return new ProcessRun(sandbox.start(command, directory, environment), log);
     }
 
     /**
@@ -46,9 +43,9 @@ final class ProcessRun {
     StepResult await(TaskControl control, Duration noOutputTimeout, Duration killGrace, OutputLog log)
             throws InterruptedException {
         while (true) {
-            if (process.waitFor(POLL.toMillis(), TimeUnit.MILLISECONDS)) {
+            if (process.waitFor(POLL)) {
                 finishPump();
-                return StepResult.exited(process.exitValue());
+                return StepResult.exited(process.exitCode());
             }
             if (control.stopped()) {
                 kill(killGrace);
@@ -71,17 +68,16 @@ final class ProcessRun {
 
     /** Kills the process and all its descendants, and waits for the pump to finish or give up. */
     void kill(Duration grace) throws InterruptedException {
-        ProcessTree.kill(process.toHandle(), grace);
-        process.waitFor();
+        process.kill(grace);
         finishPump();
     }
 
-    boolean alive() {
-        return process.isAlive();
+    boolean alive() throws InterruptedException {
+        return !process.waitFor(Duration.ZERO);
     }
 
     Integer exitCode() {
-        return process.isAlive() ? null : process.exitValue();
+        return process.exitCode();
     }
 
     private void finishPump() throws InterruptedException {

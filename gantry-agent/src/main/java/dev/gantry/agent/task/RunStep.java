@@ -2,8 +2,6 @@ package dev.gantry.agent.task;
 
 import dev.gantry.config.plan.Step;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -30,21 +28,16 @@ final class RunStep {
     /** Starts the step's process; a background step is left running and killed at the end of the task. */
     static ProcessRun start(StepContext ctx, Step.Run step, int index) throws IOException {
         Path directory = step.workingDirectory() == null ? ctx.workingDirectory() : ctx.path(step.workingDirectory());
-        Files.createDirectories(directory);
         String shell = step.shell() != null ? step.shell() : ctx.job().shell();
-        return ProcessRun.start(ctx.executor(), command(step.command(), shell, ctx.dir().tmp(), index), directory,
-                CircleEnvironment.withStep(ctx.environment(), step.environment()), ctx.log());
-    }
-
-    /** The argument list for {@code command}: the default bash, or {@code shell}'s words and a script file. */
-    static List<String> command(String command, String shell, Path scripts, int index) throws IOException {
+        List<String> command;
         if (shell == null || shell.isBlank()) {
-            return List.of("bash", "-eo", "pipefail", "-c", command);
+            command = List.of("bash", "-eo", "pipefail", "-c", step.command());
+        } else {
+            String script = step.command().endsWith("\n") ? step.command() : step.command() + "\n";
+            command = new ArrayList<>(Arrays.asList(shell.strip().split("\\s+")));
+            command.add(ctx.sandbox().share("step-" + index + ".sh", script).toString());
         }
-        Path script = scripts.resolve("step-" + index + ".sh");
-        Files.writeString(script, command.endsWith("\n") ? command : command + "\n", StandardCharsets.UTF_8);
-        List<String> argv = new ArrayList<>(Arrays.asList(shell.strip().split("\\s+")));
-        argv.add(script.toString());
-        return argv;
+        return ProcessRun.start(ctx.sandbox(), command, directory,
+                CircleEnvironment.withStep(ctx.environment(), step.environment()), ctx.log());
     }
 }

@@ -1,5 +1,6 @@
 package dev.gantry.agent.task;
 
+import dev.gantry.agent.executor.Sandbox;
 import dev.gantry.agent.protocol.AgentServer;
 import dev.gantry.agent.protocol.Assignment;
 import dev.gantry.agent.protocol.TaskRef;
@@ -8,19 +9,31 @@ import java.nio.file.Path;
 import java.util.Map;
 
 /**
- * What a step needs from its task: the assignment and job, the task's directory and working directory, its base
- * environment, output, server and control. One per task, shared by its steps in turn.
+ * What a step needs from its task: the assignment and job, the task's directory on the host, its sandbox, the
+ * agent's own side (where checkout runs git), the working directory (a path in the sandbox), its base environment, output, server and control. One per task, shared by its
+ * steps in turn.
  */
-record StepContext(TaskRef task, Assignment assignment, PlanJob job, TaskDirectory dir, Path workingDirectory,
-                   Map<String, String> environment, OutputLog log, AgentServer server, TaskControl control,
-                   TaskSettings settings) {
+record StepContext(TaskRef task, Assignment assignment, PlanJob job, TaskDirectory dir, Sandbox sandbox,
+                   Sandbox agentSide, Path workingDirectory, Map<String, String> environment, OutputLog log, AgentServer server,
+                   TaskControl control, TaskSettings settings) {
 
-    /** A config path: {@code ~} is the task's home, relative paths are under the working directory. */
+    /** A config path in the sandbox: {@code ~} is the home, relative paths are under the working directory. */
     Path path(String configPath) {
-        return dir.expand(configPath, workingDirectory);
+        return expand(configPath, sandbox.home(), workingDirectory);
     }
 
-    Executor executor() {
-        return settings.executor();
+    /**
+     * A config path as CircleCI reads it: {@code ~} and {@code ~/x} are in {@code home}, absolute paths stay as they
+     * are, anything else is relative to {@code base}.
+     */
+    static Path expand(String path, Path home, Path base) {
+        if (path.equals("~")) {
+            return home;
+        }
+        if (path.startsWith("~/")) {
+            return home.resolve(path.substring(2)).normalize();
+        }
+        Path p = Path.of(path);
+        return p.isAbsolute() ? p.normalize() : base.resolve(p).normalize();
     }
 }

@@ -69,6 +69,11 @@ final class StepSequence {
             StepResult result = execute(step, i);
             report(i, new StepReport(step.name(), result.status(), result.exitCode(), offset, started, Instant.now()));
             failed |= result.status() == StepStatus.FAILED;
+            if (!failed && ctx.sandbox().halted()) {
+                ctx.log().line("The job was halted by `circleci step halt`: its other steps are skipped.");
+                skipFrom(steps, i + 1);
+                break;
+            }
         }
         failed |= finishBackground();
         if (ctx.control().silent()) {
@@ -78,6 +83,13 @@ final class StepSequence {
             return TaskOutcome.CANCELED;
         }
         return failed ? TaskOutcome.FAILED : TaskOutcome.SUCCESS;
+    }
+
+    private void skipFrom(List<Step> steps, int from) throws InterruptedException {
+        for (int k = from; k < steps.size(); k++) {
+            Instant now = Instant.now();
+            report(k, new StepReport(steps.get(k).name(), StepStatus.SKIPPED, null, ctx.log().length(), now, now));
+        }
     }
 
     /** Starts a background step; null when it started, else the failure. */

@@ -1,99 +1,66 @@
 package dev.gantry.agent.task;
 
+import dev.gantry.agent.executor.Trees;
 import dev.gantry.agent.protocol.TaskRef;
 import java.io.IOException;
-import java.nio.file.AccessDeniedException;
-import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.SimpleFileVisitor;
-import java.nio.file.attribute.BasicFileAttributes;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A task's own directory under the agent's work directory, removed when the task ends: {@code home/} is the task's
- * {@code HOME} (so {@code ~/.npm} and friends are per task and the agent's real home is never touched),
- * {@code tmp/} holds archives in transit, {@code output.log} the node's output. Not thread-safe for creation and
- * removal; {@link #expand} is.
+ * A task's own directory on the agent's host (mode 0700, so no other user of the host can look in), removed when
+ * the task ends: {@code tmp/} holds archives in transit, {@code staging/} copies of files on their way out of or
+ * into the sandbox, {@code output.log} (0600) the node's output; the executor keeps what it needs beside them. Not
+ * thread-safe.
  */
 final class TaskDirectory implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(TaskDirectory.class);
 
     private final Path root;
-    private final Path home;
     private final Path tmp;
+    private final Path staging;
 
     private TaskDirectory(Path root) throws IOException {
         this.root = root;
-        this.home = Files.createDirectory(root.resolve("home"));
         this.tmp = Files.createDirectory(root.resolve("tmp"));
+        this.staging = Files.createDirectory(root.resolve("staging"));
     }
 
     /** A fresh directory for {@code task} under {@code workDir}, which is created if missing. */
     static TaskDirectory create(Path workDir, TaskRef task) throws IOException {
         Files.createDirectories(workDir);
-        String prefix = "task-" + task.jobId().replaceAll("[^A-Za-z0-9-]", "").replaceAll("^(.{8}).*", "$1") + "-"
-                + task.nodeIndex() + "-";
-        return new TaskDirectory(Files.createTempDirectory(workDir.toAbsolutePath(), prefix).toRealPath());
+        // createTempDirectory makes it 0700
+        return new TaskDirectory(Files.createTempDirectory(workDir.toAbsolutePath(), name(task) + "-").toRealPath());
+    }
+
+    /** {@code job-<first 8 of the job id>-<node>}: names the task's directory and containers. */
+    static String name(TaskRef task) {
+        return "job-" + task.jobId().replaceAll("[^A-Za-z0-9-]", "").replaceAll("^(.{8}).*", "$1") + "-"
+                + task.nodeIndex();
     }
 
     Path root() {
         return root;
     }
 
-    Path home() {
-        return home;
-    }
-
     Path tmp() {
         return tmp;
+    }
+
+    /** A new empty directory for one copy between the host and the sandbox. */
+    Path newStaging() throws IOException {
+        return Files.createTempDirectory(staging, "s");
     }
 
     Path outputFile() {
         return root.resolve("output.log");
     }
 
-    /**
-     * A config path as CircleCI reads it: {@code ~} and {@code ~/x} are in the task's home, absolute paths stay as
-     * they are, anything else is relative to {@code base} (the working directory, for most steps).
-     */
-    Path expand(String path, Path base) {
-        if (path.equals("~")) {
-            return home;
-        }
-        if (path.startsWith("~/")) {
-            return home.resolve(path.substring(2)).normalize();
-        }
-        Path p = Path.of(path);
-        return p.isAbsolute() ? p.normalize() : base.resolve(p).normalize();
-    }
-
-    /** Removes everything, making read-only directories (Go's module cache, for one) writable first. */
     @Override
     public void close() {
         try {
-            Files.walkFileTree(root, new SimpleFileVisitor<>() {
-                @Override
-                public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs) {
-                    dir.toFile().setWritable(true, true);
-                    return FileVisitResult.CONTINUE;
-                }
-
-                @Override
-                public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
-                    Files.deleteIfExists(file);
-                    return FileVisitResult.CONTINUE;
-                }
-
-                @Override
-                public FileVisitResult postVisitDirectory(Path dir, IOException failure) throws IOException {
-                    Files.deleteIfExists(dir);
-                    return FileVisitResult.CONTINUE;
-                }
-            });
-        } catch (AccessDeniedException e) {
-            LOG.warn("could not remove all of task directory {}: access denied to {}", root, e.getFile());
+            Trees.delete(root);
         } catch (IOException e) {
             LOG.warn("could not remove task directory {}: {}", root, e.toString());
         }

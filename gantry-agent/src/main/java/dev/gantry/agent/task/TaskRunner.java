@@ -8,28 +8,36 @@ import dev.gantry.agent.protocol.OutputOffsetException;
 import dev.gantry.agent.protocol.ServerUnavailableException;
 import dev.gantry.agent.protocol.TaskOutcome;
 import dev.gantry.agent.protocol.TaskRef;
+import dev.gantry.agent.protocol.TestTiming;
 import dev.gantry.config.plan.PlanJob;
+import dev.gantry.agent.executor.HostShellExecutor;
+import dev.gantry.agent.executor.Sandbox;
+import dev.gantry.agent.executor.SandboxException;
+import dev.gantry.agent.executor.SandboxRequest;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
-import java.util.UUID;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs one claimed task from start to end: makes its directory, starts its heartbeats and output shipper, runs the
- * steps, kills whatever the task left running, sends the rest of the output and completes the task. If the lease
- * is lost on the way (409, or the server unreachable past the lease timeout), it kills the task's processes and
- * sends nothing more. The task's directory is removed in every case. One instance per task, run on its own thread;
+ * Runs one claimed task from start to end: makes its directory, starts its heartbeats and output shipper, opens its
+ * sandbox (the job's containers, or the host shell), runs the steps, closes the sandbox (killing whatever the task
+ * left running, removing its containers), sends the rest of the output and completes the task. A sandbox that cannot
+ * be made (an image that cannot be pulled) completes it as {@code infrastructure_fail}. If the lease is lost on the
+ * way (409, or the server unreachable past the lease timeout), it kills the task's processes and sends nothing more.
+ * The task's directory is removed in every case. One instance per task, run on its own thread;
  * {@link #abandon} may be called from any thread.
  */
 public final class TaskRunner {
     private static final Logger LOG = LoggerFactory.getLogger(TaskRunner.class);
     /** The job's working directory when it names none, as in CircleCI. */
     static final String DEFAULT_WORKING_DIRECTORY = "~/project";
+    /** The task's data for the {@code circleci} command, under the task's directory (test timings). */
+    static final String TASK_DATA = "task-data";
 
     private final AgentServer server;
     private final Assignment assignment;
@@ -48,10 +56,6 @@ public final class TaskRunner {
 
     /** Runs the task; the outcome it was completed with, or empty if the lease was lost and it was not. */
     public Optional<TaskOutcome> run() throws IOException, InterruptedException {
-        String marker = UUID.randomUUID().toString();
-        // This thread started before any process of the task, so none of the task's leftovers is older.
-        long startTicks = ProcessTree.threadStartTicks();
-        boolean leftoversKilled = false;
         try (TaskDirectory dir = TaskDirectory.create(settings.workDir(), task);
              OutputLog log = new OutputLog(dir.outputFile())) {
             OutputShipper shipper = new OutputShipper(server, task, log, control, settings.flushInterval());
@@ -59,8 +63,8 @@ public final class TaskRunner {
             StepReports reports = new StepReports(server, task);
             shipper.start();
             heartbeats.start();
-            try {
-                settings.executor().describe(assignment.job().executor()).forEach(log::line);
+            try (Sandbox agentSide = HostShellExecutor.agentSide(dir.root(), settings.hostEnvironment(),
+                    settings.killGrace())) {
                 PlanJob job;
                 try {
                     job = assignment.planJob();
@@ -69,11 +73,17 @@ public final class TaskRunner {
                     return finish(shipper, reports, TaskOutcome.FAILED, "the agent cannot read the job: "
                             + e.getMessage());
                 }
-                StepContext ctx = context(job, dir, log, marker);
-                TaskOutcome outcome = new StepSequence(ctx, reports).run(job.steps());
-                // Before completing: once the server hears the task ended, nothing of it may still run.
-                ProcessTree.killMarked(marker, startTicks, settings.killGrace());
-                leftoversKilled = true;
+                writeTimings(dir.root().resolve(TASK_DATA));
+                TaskOutcome outcome;
+                try (Sandbox sandbox = settings.executor().open(request(job, dir), log::line)) {
+                    sandbox.describe().forEach(log::line);
+                    StepContext ctx = context(job, dir, sandbox, agentSide, log);
+                    outcome = new StepSequence(ctx, reports).run(job.steps());
+                } catch (SandboxException e) {
+                    log.line("Cannot run the job: " + e.getMessage());
+                    return finish(shipper, reports, TaskOutcome.INFRASTRUCTURE_FAIL, e.getMessage());
+                }
+                // the sandbox is closed: once the server hears the task ended, nothing of it may still run
                 return finish(shipper, reports, outcome, null);
             } catch (LeaseLostException | ServerUnavailableException e) {
                 control.leaseLost();
@@ -82,10 +92,6 @@ public final class TaskRunner {
             } finally {
                 heartbeats.stop();
                 shipper.stop();
-                if (!leftoversKilled) {
-                    // Each scan reads the stat of every process on the machine: one kill per task is enough.
-                    ProcessTree.killMarked(marker, startTicks, settings.killGrace());
-                }
             }
         }
     }
@@ -99,13 +105,36 @@ public final class TaskRunner {
         return task;
     }
 
-    private StepContext context(PlanJob job, TaskDirectory dir, OutputLog log, String marker) throws IOException {
+    /**
+     * Writes the job's test timings from its latest successful run where {@code circleci tests split} reads them
+     * ({@code timings.tsv}: file, classname, name and seconds, tab-separated); the file is empty before such a run.
+     */
+    private void writeTimings(Path taskData) throws IOException, InterruptedException {
+        StringBuilder tsv = new StringBuilder();
+        for (TestTiming t : server.timings(task)) {
+            tsv.append(field(t.file())).append('\t').append(field(t.classname())).append('\t')
+                    .append(field(t.name())).append('\t').append(t.runTime()).append('\n');
+        }
+        Files.createDirectories(taskData);
+        Files.writeString(taskData.resolve("timings.tsv"), tsv);
+    }
+
+    private static String field(String value) {
+        return value == null ? "" : value.replaceAll("[\t\r\n]", " ");
+    }
+
+    private SandboxRequest request(PlanJob job, TaskDirectory dir) {
+        return new SandboxRequest(TaskDirectory.name(task), dir.root(), job.executor(), assignment.job().cpu(),
+                assignment.job().memoryMb(), settings.hostEnvironment(), job.environment());
+    }
+
+    private StepContext context(PlanJob job, TaskDirectory dir, Sandbox sandbox, Sandbox agentSide, OutputLog log) {
         String configured = job.workingDirectory() == null ? DEFAULT_WORKING_DIRECTORY : job.workingDirectory();
-        Path workingDir = dir.expand(configured, dir.home());
-        Files.createDirectories(workingDir);
-        Map<String, String> env = CircleEnvironment.build(assignment, job, dir.home(), workingDir, settings.server(),
-                settings.hostEnvironment(), marker);
-        return new StepContext(task, assignment, job, dir, workingDir, env, log, server, control, settings);
+        Path workingDir = StepContext.expand(configured, sandbox.home(), sandbox.home());
+        Map<String, String> env = CircleEnvironment.build(assignment, job, sandbox.home(), workingDir,
+                settings.server(), sandbox.baseEnvironment());
+        return new StepContext(task, assignment, job, dir, sandbox, agentSide, workingDir, env, log, server, control,
+                settings);
     }
 
     /** Completes the task, the completion carrying the step ends and output not sent yet. */

@@ -1,5 +1,6 @@
 package dev.gantry.agent.task;
 
+import dev.gantry.agent.executor.Executor;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
@@ -9,10 +10,10 @@ import java.util.Map;
  *
  * @param workDir         where task directories are made
  * @param server          the server's base URL, for {@code CIRCLE_BUILD_URL}
- * @param executor        where processes run
+ * @param executor        where steps run: the job's containers, or the host shell when the agent was told so
  * @param killGrace       how long a killed process has between TERM and KILL
  * @param flushInterval   how often new output is sent (at most 200 ms, so a line shows within a second)
- * @param hostEnvironment the agent's own environment, the base of every task's
+ * @param hostEnvironment the agent's own environment, the base of a host-shell task's
  */
 public record TaskSettings(Path workDir, String server, Executor executor, Duration killGrace, Duration flushInterval,
                            Map<String, String> hostEnvironment) {
@@ -27,9 +28,10 @@ public record TaskSettings(Path workDir, String server, Executor executor, Durat
         hostEnvironment = Map.copyOf(hostEnvironment);
     }
 
-    /** Settings with the default grace and flush interval, running on the host shell. */
-    public static TaskSettings defaults(Path workDir, String server, Map<String, String> hostEnvironment) {
-        return new TaskSettings(workDir, server, new HostShellExecutor(), DEFAULT_KILL_GRACE, DEFAULT_FLUSH_INTERVAL,
+    /** Settings with the default grace and flush interval, running steps on {@code executor}. */
+    public static TaskSettings defaults(Path workDir, String server, Executor executor,
+                                        Map<String, String> hostEnvironment) {
+        return new TaskSettings(workDir, server, executor, DEFAULT_KILL_GRACE, DEFAULT_FLUSH_INTERVAL,
                 hostEnvironment);
     }
 }

@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.stream.Stream;
 
 /**
@@ -25,11 +26,13 @@ final class TestResultsStep {
             ctx.log().line("store_test_results needs a path");
             return StepResult.FAILED;
         }
-        Path source = ctx.path(step.path());
-        if (!Files.exists(source)) {
-            ctx.log().line("No test results found at " + step.path() + " (" + source + ")");
+        Path inSandbox = ctx.path(step.path());
+        Optional<Path> copy = ctx.sandbox().read(inSandbox, ctx.dir().newStaging());
+        if (copy.isEmpty()) {
+            ctx.log().line("No test results found at " + step.path() + " (" + inSandbox + ")");
             return StepResult.SUCCESS;
         }
+        Path source = copy.get();
         List<Path> files;
         if (Files.isDirectory(source)) {
             try (Stream<Path> walk = Files.walk(source)) {

@@ -20,13 +20,13 @@ class CircleEnvironmentTest {
             new Assignment.Project("proj-1", "gantry/acme/app", "app", "acme", "https://git.example/acme/app.git"));
 
     @Test
-    void circleci_variables_come_from_the_assignment_and_the_job_overrides_the_host() {
+    void circleci_variables_come_from_the_assignment_and_the_job_overrides_the_base() {
         PlanJob job = new PlanJob("test-linux", "test", JobType.BUILD, Map.of(), "large", null, 3, null, null,
                 Map.of("CI", "overridden-by-job", "PATH", "/job/bin"), List.of(), null, Map.of(), List.of());
 
         Map<String, String> env = CircleEnvironment.build(ASSIGNMENT, job, Path.of("/w/t/home"),
                 Path.of("/w/t/home/project"), "http://gantry:8080/", Map.of("PATH", "/usr/bin", "HOME", "/root",
-                        "GANTRY_AGENT_TOKEN", "gnt_agent_secret", "LANG", "C.UTF-8"), "marker-1");
+                        "LANG", "C.UTF-8"));
 
         assertThat(env).containsEntry("CIRCLECI", "true").containsEntry("CI", "overridden-by-job")
                 .containsEntry("PATH", "/job/bin").containsEntry("LANG", "C.UTF-8")
@@ -39,15 +39,13 @@ class CircleEnvironmentTest {
                 .containsEntry("CIRCLE_PROJECT_USERNAME", "acme").containsEntry("CIRCLE_PROJECT_REPONAME", "app")
                 .containsEntry("CIRCLE_REPOSITORY_URL", "https://git.example/acme/app.git")
                 .containsEntry("CIRCLE_BUILD_URL", "http://gantry:8080/api/v2/project/gantry/acme/app/job/17")
-                .containsEntry(ProcessTree.MARKER_VARIABLE, "marker-1")
-                .doesNotContainKeys("CIRCLE_BRANCH", "GANTRY_AGENT_TOKEN");
+                .doesNotContainKeys("CIRCLE_BRANCH");
     }
 
     @Test
-    void a_step_adds_its_variables_but_cannot_replace_the_task_marker() {
-        Map<String, String> env = CircleEnvironment.withStep(Map.of("A", "1", ProcessTree.MARKER_VARIABLE, "m"),
-                Map.of("A", "2", "B", "3", ProcessTree.MARKER_VARIABLE, "other"));
+    void a_step_adds_its_variables_over_the_job_s() {
+        Map<String, String> env = CircleEnvironment.withStep(Map.of("A", "1", "C", "4"), Map.of("A", "2", "B", "3"));
 
-        assertThat(env).containsEntry("A", "2").containsEntry("B", "3").containsEntry(ProcessTree.MARKER_VARIABLE, "m");
+        assertThat(env).containsEntry("A", "2").containsEntry("B", "3").containsEntry("C", "4");
     }
 }

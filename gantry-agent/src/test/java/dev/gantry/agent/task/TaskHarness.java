@@ -1,6 +1,8 @@
 package dev.gantry.agent.task;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.gantry.agent.executor.Executor;
+import dev.gantry.agent.executor.HostShellExecutor;
 import dev.gantry.agent.protocol.AgentInfo;
 import dev.gantry.agent.protocol.Assignment;
 import dev.gantry.agent.protocol.HttpAgentServer;
@@ -11,6 +13,7 @@ import dev.gantry.agent.testing.FakeAgentApi;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -22,13 +25,20 @@ final class TaskHarness implements AutoCloseable {
     final Registration registration;
     final TaskSettings settings;
 
+    /** Tasks on the host shell. */
     TaskHarness(Path workDir) throws IOException, InterruptedException {
+        this(workDir, new HostShellExecutor(Duration.ofSeconds(1)), System.getenv());
+    }
+
+    /** Tasks on {@code executor}, the agent's environment being {@code hostEnvironment}. */
+    TaskHarness(Path workDir, Executor executor, Map<String, String> hostEnvironment)
+            throws IOException, InterruptedException {
         api = new FakeAgentApi();
         server = new HttpAgentServer(api.url(), api.token,
                 new RetryPolicy(Duration.ofMillis(20), Duration.ofMillis(200), Duration.ofSeconds(5)));
         registration = server.register(new AgentInfo("test", 4, 8192, 40, "default", "0.1.0"));
-        settings = new TaskSettings(workDir, api.url().toString(), new HostShellExecutor(), Duration.ofSeconds(1),
-                TaskSettings.DEFAULT_FLUSH_INTERVAL, System.getenv());
+        settings = new TaskSettings(workDir, api.url().toString(), executor, Duration.ofSeconds(1),
+                TaskSettings.DEFAULT_FLUSH_INTERVAL, hostEnvironment);
     }
 
     Optional<TaskOutcome> run(ObjectNode assignment) throws IOException, InterruptedException {

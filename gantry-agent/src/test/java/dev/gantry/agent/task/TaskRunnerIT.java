@@ -9,6 +9,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.gantry.agent.executor.ProcessTree;
 import dev.gantry.agent.protocol.TaskOutcome;
 import dev.gantry.agent.testing.Assignments;
 import dev.gantry.agent.testing.FakeAgentApi.FakeTask;
@@ -112,7 +113,7 @@ class TaskRunnerIT {
 
         await().atMost(Duration.ofMillis(2500)).until(() -> harness.api.task(Assignments.jobId(a)) != null
                 && harness.api.task(Assignments.jobId(a)).outputText().contains("early\n"));
-        assertThat(harness.api.task(Assignments.jobId(a)).outputText()).doesNotContain("late");
+        assertThat(harness.api.task(Assignments.jobId(a)).outputText()).doesNotContain("late\n");
         assertThat(running.get(20, TimeUnit.SECONDS)).contains(TaskOutcome.SUCCESS);
         assertThat(harness.api.task(Assignments.jobId(a)).outputText()).contains("late\n");
     }

@@ -27,6 +27,17 @@ public final class Assignments {
                 null, Map.of("JOB_VAR", "from-job"), List.of(), null, Map.of(), steps);
     }
 
+    /** A job whose executor is these images, the first the primary. */
+    public static PlanJob job(String name, List<Executor.DockerImage> images, List<Step> steps) {
+        return new PlanJob(name, name, JobType.BUILD, Map.of(), "medium", new Executor.Docker(images), 1, null,
+                null, Map.of("JOB_VAR", "from-job"), List.of(), null, Map.of(), steps);
+    }
+
+    /** An image as a config names it, with {@code environment} and nothing else set. */
+    public static Executor.DockerImage image(String image, Map<String, String> environment) {
+        return new Executor.DockerImage(image, null, null, null, null, environment, null);
+    }
+
     public static Step.Run run(String name, String command) {
         return new Step.Run(name, command, null, Map.of(), false, null, null, Step.When.ON_SUCCESS);
     }

@@ -38,6 +38,8 @@ public final class FakeAgentApi implements AutoCloseable {
 
     public final String token = "gnt_agent_test";
     public volatile long heartbeatIntervalMs = 100;
+    /** What {@code GET /timings} answers for every task: maps of file, classname, name and run_time. */
+    public final List<Map<String, Object>> timings = Collections.synchronizedList(new ArrayList<>());
     public volatile long pollTimeoutMs = 500;
     /** How many coming output calls answer 503 before the request is even read. */
     public final AtomicInteger failOutputCalls = new AtomicInteger();
@@ -172,6 +174,7 @@ public final class FakeAgentApi implements AutoCloseable {
                 JSON.readTree(ex.getRequestBody()).path("tests").forEach(task.tests::add);
                 reply(ex, 201, Map.of());
             }
+            case "timings" -> reply(ex, 200, Map.of("tests", timings));
             default -> reply(ex, 404, Map.of("message", "no route " + action));
         }
     }

@@ -44,7 +44,7 @@ public final class E2eSuite implements Suite {
                 + " agents / workers of one build each, on " + Runtime.getRuntime().availableProcessors()
                 + " processors");
         E2eFigures gantry;
-        try (GantryRig rig = GantryRig.start(AGENTS)) {
+        try (GantryRig rig = GantryRig.start(AGENTS, "shell")) {
             gantry = GantryE2e.run(rig, quick, saturatedWarmUp(quick), out);
         }
         boolean gantryOnly = "gantry".equals(System.getProperty(ONLY));

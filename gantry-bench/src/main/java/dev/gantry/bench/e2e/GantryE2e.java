@@ -34,21 +34,31 @@ final class GantryE2e {
         int warmUpPipelines = quick ? 3 : 5;
         int samples = quick ? 15 : 50;
         Duration window = Duration.ofSeconds(quick ? 20 : 60);
-        for (int i = 0; i < warmUpPipelines; i++) {
-            startLatency(api);
-        }
-        List<Double> latencies = new ArrayList<>();
-        for (int i = 0; i < samples; i++) {
-            latencies.add(startLatency(api));
-        }
+        List<Double> latencies = sequential(api, warmUpPipelines, samples).stream().map(Sample::startMs).toList();
         out.printf("gantry: %d sequential pipelines measured; now saturating for %d s, then a %d s window%n",
                 samples, warmUp.toSeconds(), window.toSeconds());
         double perMinute = throughput(rig, api, warmUp, window);
         return E2eFigures.of(latencies, perMinute, window);
     }
 
-    /** Triggers one pipeline and waits for it to finish; returns ms from the trigger to its first step's start. */
-    private static double startLatency(GantryClient api) throws InterruptedException {
+    /** One pipeline run alone: ms from the trigger to its first step's start, and to its job's success. */
+    record Sample(double startMs, double doneMs) {
+    }
+
+    /** {@code warmUp} pipelines, then {@code samples} measured ones, one at a time, 200 ms apart. */
+    static List<Sample> sequential(GantryClient api, int warmUp, int samples) throws InterruptedException {
+        for (int i = 0; i < warmUp; i++) {
+            sample(api);
+        }
+        List<Sample> measured = new ArrayList<>();
+        for (int i = 0; i < samples; i++) {
+            measured.add(sample(api));
+        }
+        return measured;
+    }
+
+    /** Triggers one pipeline and waits for it to finish. */
+    private static Sample sample(GantryClient api) throws InterruptedException {
         Instant sent = Instant.now();
         String pipeline = trigger(api);
         String jobPath = null;
@@ -60,8 +70,9 @@ final class GantryE2e {
                 if (job.at("/steps/0/actions/0/start_time").isTextual()) {
                     double latency = Duration.between(sent, Instant.now()).toNanos() / 1e6;
                     awaitEnd(api, jobPath);
+                    double done = Duration.between(sent, Instant.now()).toNanos() / 1e6;
                     Thread.sleep(200);
-                    return latency;
+                    return new Sample(latency, done);
                 }
             }
             Thread.sleep(POLL.toMillis());

@@ -53,15 +53,18 @@ final class GantryRig implements AutoCloseable {
         this.home = home;
     }
 
-    /** Starts the server and {@code agents} agents of one small job each, and registers the project. */
-    static GantryRig start(int agents) throws IOException, InterruptedException {
+    /**
+     * Starts the server and {@code agents} agents of one small job each running jobs on {@code executor}
+     * ({@code shell} or {@code docker}), and registers the project.
+     */
+    static GantryRig start(int agents, String executor) throws IOException, InterruptedException {
         GantryRig rig = new GantryRig(Files.createTempDirectory("gantry-bench-e2e"));
         try {
             rig.startServer();
             for (int i = 1; i <= agents; i++) {
                 rig.startProcess("agent-" + i, List.of("agent", "--server", rig.url().toString(), "--token-file",
                         rig.home.resolve("agent-token").toString(), "--cpu", "1", "--memory", "2", "--name",
-                        "bench-" + i, "--work-dir", rig.home.resolve("work-" + i).toString()));
+                        "bench-" + i, "--work-dir", rig.home.resolve("work-" + i).toString(), "--executor", executor));
             }
             rig.registerProject();
             return rig;

@@ -67,6 +67,7 @@ public final class AgentApi implements AutoCloseable {
         routes.put(task + "/steps/{step_index}", reports::step);
         routes.put(task + "/artifacts/<path>", reports::artifact);
         routes.post(task + "/tests", reports::tests);
+        routes.get(task + "/timings", reports::timings);
         routes.get(task + "/cache", caches::lookup);
         routes.get(task + "/cache/<key>", caches::download);
         routes.put(task + "/cache/<key>", caches::upload);

@@ -114,8 +114,10 @@ final class AgentRoutes {
             case "success" -> TaskStatus.SUCCESS;
             case "failed" -> TaskStatus.FAILED;
             case "canceled" -> TaskStatus.CANCELED;
-            default -> throw ApiException.invalid("status", "\"status\" must be success, failed or canceled, got "
-                    + ApiException.quote(word));
+            // the agent could not run it (an image it cannot pull): retried once, as a lost agent's task is
+            case "infrastructure_fail" -> TaskStatus.INFRASTRUCTURE_FAIL;
+            default -> throw ApiException.invalid("status", "\"status\" must be success, failed, canceled or "
+                    + "infrastructure_fail, got " + ApiException.quote(word));
         };
         Optional<String> message = AgentRequests.optionalString(body, "message").filter(m -> !m.isBlank());
         List<StepUpdate> steps = StepUpdate.readAll(body, clock.instant().truncatedTo(ChronoUnit.MICROS));

@@ -30,6 +30,8 @@ import org.jdbi.v3.core.Jdbi;
  * lease first (409 for a stale one). Thread-safe.
  */
 final class TaskReportRoutes {
+    /** The most test timings one job gets: a suite larger than this splits its remainder by the mean. */
+    static final int MAX_TIMINGS = 50_000;
     private static final Set<String> TEST_RESULTS = Set.of("success", "failure", "error", "skipped");
     /** The most test results one request may carry; the agent sends more in several batches. */
     static final int MAX_TESTS_PER_BATCH = 5000;
@@ -118,6 +120,29 @@ final class TaskReportRoutes {
             }
         });
         Json.respond(ctx, 201, Map.of("stored", cases.size()));
+    }
+
+    /**
+     * {@code GET /tasks/{job_id}/{node_index}/timings}: the test durations of the job's latest successful run, which
+     * the agent hands to {@code circleci tests split --split-by=timings}; an empty list before there is one.
+     */
+    void timings(Context ctx) {
+        TaskKey task = AgentRequests.task(ctx);
+        UUID lease = AgentRequests.lease(ctx);
+        List<TestCaseDao.Timing> timings = jdbi.inTransaction(h -> {
+            Leases.require(h, task, lease);
+            return h.attach(TestCaseDao.class).latestTimings(task.jobId(), MAX_TIMINGS);
+        });
+        List<Map<String, Object>> tests = new ArrayList<>();
+        for (TestCaseDao.Timing t : timings) {
+            Map<String, Object> test = new java.util.LinkedHashMap<>();
+            test.put("file", t.file());
+            test.put("classname", t.classname());
+            test.put("name", t.name());
+            test.put("run_time", t.runTime());
+            tests.add(test);
+        }
+        Json.respond(ctx, 200, Map.of("tests", tests));
     }
 
     private static TestCaseDao.TestCase testCase(JsonNode node) {

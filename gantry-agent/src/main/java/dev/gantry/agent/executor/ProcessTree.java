@@ -1,4 +1,4 @@
-package dev.gantry.agent.task;
+package dev.gantry.agent.executor;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -19,7 +19,7 @@ import java.util.Map;
  * the marker every task process carries in its environment ({@link #MARKER_VARIABLE}), read from
  * {@code /proc/<pid>/environ} on Linux, as Jenkins' process tree killer does. Stateless and thread-safe.
  */
-final class ProcessTree {
+public final class ProcessTree {
     /** Set in every process a task starts, to a value unique to the task. */
     static final String MARKER_VARIABLE = "GANTRY_AGENT_TASK";
     private static final Duration POLL = Duration.ofMillis(50);
@@ -130,7 +130,7 @@ final class ProcessTree {
      * Alive and not a zombie. A killed orphan stays a zombie until init reaps it, and some container inits never
      * do; {@link ProcessHandle#isAlive} counts zombies as alive.
      */
-    static boolean running(ProcessHandle p) {
+    public static boolean running(ProcessHandle p) {
         if (!p.isAlive()) {
             return false;
         }

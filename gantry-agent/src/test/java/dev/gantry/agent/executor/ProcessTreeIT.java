@@ -1,4 +1,4 @@
-package dev.gantry.agent.task;
+package dev.gantry.agent.executor;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

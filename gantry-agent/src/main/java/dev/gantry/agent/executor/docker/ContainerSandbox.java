@@ -1,0 +1,352 @@
+package dev.gantry.agent.executor.docker;
+
+import com.github.dockerjava.api.DockerClient;
+import com.github.dockerjava.api.command.CreateContainerCmd;
+import com.github.dockerjava.api.command.CreateContainerResponse;
+import com.github.dockerjava.api.command.InspectImageResponse;
+import com.github.dockerjava.api.exception.DockerException;
+import com.github.dockerjava.api.exception.NotFoundException;
+import com.github.dockerjava.api.model.AccessMode;
+import com.github.dockerjava.api.model.Bind;
+import com.github.dockerjava.api.model.HostConfig;
+import com.github.dockerjava.api.model.Volume;
+import dev.gantry.agent.executor.InCircleci;
+import dev.gantry.agent.executor.Sandbox;
+import dev.gantry.agent.executor.SandboxException;
+import dev.gantry.agent.executor.SandboxRequest;
+import dev.gantry.agent.executor.StepProcess;
+import dev.gantry.agent.executor.Trees;
+import dev.gantry.config.plan.Executor.Docker;
+import dev.gantry.config.plan.Executor.DockerImage;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One task's containers: the primary, where steps run as {@code docker exec}s, and its services in the primary's
+ * network namespace. The task's directory on the host reaches the primary only through four mounts under
+ * {@code /.gantry}: {@code bin} (the {@code circleci} command, read-only), {@code task} (data the agent fetched for
+ * the job, such as test timings, read-only), {@code transfer} (archives on their way in, read-only) and
+ * {@code control} (where {@code circleci step halt} leaves its mark). Nothing of the agent's own (its token, its
+ * settings, the server's files) is mounted or passed in.
+ *
+ * <p>Files go out through the API's archive endpoint (read as root, whatever the user) and come in as a tar that the
+ * step's user extracts with the image's own {@code tar}, so restored files belong to that user, as CircleCI's
+ * in-container agent leaves them. Used by the task's thread; {@link #close} removes every container.
+ */
+final class ContainerSandbox implements Sandbox {
+    private static final Logger LOG = LoggerFactory.getLogger(ContainerSandbox.class);
+    static final String MOUNTS = "/.gantry";
+    static final String BIN = MOUNTS + "/bin";
+    /** Keeps the primary alive when the job gives it no command: CircleCI ignores its entrypoint then, too. */
+    private static final List<String> KEEP_ALIVE = List.of("/bin/sh", "-c",
+            "trap 'exit 0' TERM INT; while :; do sleep 86400 & wait $!; done");
+
+    private final DockerClient docker;
+    private final String primary;
+    private final List<String> services;
+    private final Path transfer;
+    private final Path control;
+    private final Path home;
+    private final List<String> notes;
+    private final Duration killGrace;
+
+    private ContainerSandbox(DockerClient docker, String primary, List<String> services, Path transfer, Path control,
+                             Path home, List<String> notes, Duration killGrace) {
+        this.docker = docker;
+        this.primary = primary;
+        this.services = services;
+        this.transfer = transfer;
+        this.control = control;
+        this.home = home;
+        this.notes = notes;
+        this.killGrace = killGrace;
+    }
+
+    /** Pulls what is missing, creates and starts the containers; removes what it made if any of it fails. */
+    static ContainerSandbox open(DockerClient docker, SandboxRequest request, Map<String, String> labels,
+                                 Duration killGrace, Consumer<String> say)
+            throws SandboxException, InterruptedException {
+        Docker executor = request.docker();
+        if (executor == null) {
+            throw new SandboxException("this agent runs docker jobs only; the job asks for a "
+                    + (request.executor() == null ? "job without an executor" : request.executor().kind()
+                    + " executor"));
+        }
+        List<String> made = new ArrayList<>();
+        try {
+            Path root = request.taskRoot();
+            Mounts mounts = Mounts.create(root);
+            List<String> notes = new ArrayList<>();
+            ImagePuller puller = new ImagePuller(docker, request.variables(), say);
+            DockerImage first = executor.images().get(0);
+            InspectImageResponse primaryImage = puller.ensure(first.image(), first.auth());
+            String primary = create(docker, primaryContainer(docker, request, first, primaryImage, mounts, labels,
+                    executor), made, notes);
+            docker.startContainerCmd(primary).exec();
+            List<String> services = new ArrayList<>();
+            for (DockerImage image : executor.images().subList(1, executor.images().size())) {
+                puller.ensure(image.image(), image.auth());
+                String service = create(docker, serviceContainer(docker, request, image, primary, labels), made,
+                        notes);
+                docker.startContainerCmd(service).exec();
+                services.add(service);
+                say.accept("Started service container " + image.image()
+                        + (image.name() == null ? "" : " as " + image.name()) + ", reached on localhost");
+            }
+            ContainerSandbox sandbox = new ContainerSandbox(docker, primary, services, mounts.transfer(), mounts.control(), null,
+                    notes, killGrace);
+            return sandbox.withHome(sandbox.probeHome());
+        } catch (DockerException | UncheckedIOException e) {
+            made.forEach(id -> remove(docker, id));
+            throw new SandboxException("cannot start the job's containers: " + message(e), e);
+        } catch (IOException e) {
+            made.forEach(id -> remove(docker, id));
+            throw new SandboxException("cannot prepare the job's containers: " + e.getMessage(), e);
+        } catch (SandboxException | InterruptedException | RuntimeException e) {
+            made.forEach(id -> remove(docker, id));
+            throw e;
+        }
+    }
+
+    private ContainerSandbox withHome(Path home) {
+        return new ContainerSandbox(docker, primary, services, transfer, control, home, notes, killGrace);
+    }
+
+    private static CreateContainerCmd primaryContainer(DockerClient docker, SandboxRequest request,
+                                                       DockerImage image, InspectImageResponse inspected,
+                                                       Mounts mounts, Map<String, String> labels, Docker executor) {
+        List<String> env = new ArrayList<>();
+        List<String> imageEnv = inspected.getConfig() == null || inspected.getConfig().getEnv() == null ? List.of()
+                : List.of(inspected.getConfig().getEnv());
+        String path = imageEnv.stream().filter(e -> e.startsWith("PATH=")).map(e -> e.substring(5)).findFirst()
+                .orElse("/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
+        env.add("PATH=" + path + ":" + BIN); // the image's own tools come first
+        image.environment().forEach((k, v) -> env.add(k + "=" + v));
+        List<String> hosts = new ArrayList<>();
+        for (DockerImage service : executor.images().subList(1, executor.images().size())) {
+            if (service.name() != null) {
+                hosts.add(service.name() + ":127.0.0.1");
+            }
+        }
+        HostConfig host = HostConfig.newHostConfig().withInit(true).withBinds(mounts.binds())
+                .withExtraHosts(hosts.toArray(String[]::new));
+        if (request.cpu() > 0) {
+            host.withNanoCPUs(request.cpu() * 1_000_000_000L);
+        }
+        if (request.memoryMb() > 0) {
+            host.withMemory(request.memoryMb() * 1024L * 1024L);
+        }
+        CreateContainerCmd create = docker.createContainerCmd(image.image()).withName(request.name())
+                .withLabels(labels).withEnv(env).withHostConfig(host);
+        if (image.user() != null) {
+            create.withUser(image.user());
+        }
+        if (image.command() != null) {
+            // the job gave the primary a command: it runs with the job's (or the image's) entrypoint and must last
+            create.withCmd(image.command());
+            if (image.entrypoint() != null) {
+                create.withEntrypoint(image.entrypoint());
+            }
+        } else {
+            create.withEntrypoint(KEEP_ALIVE).withCmd(List.of());
+        }
+        return create;
+    }
+
+    private static CreateContainerCmd serviceContainer(DockerClient docker, SandboxRequest request,
+                                                       DockerImage image, String primary,
+                                                       Map<String, String> labels) {
+        List<String> env = new ArrayList<>();
+        image.environment().forEach((k, v) -> env.add(k + "=" + v));
+        HostConfig host = HostConfig.newHostConfig().withNetworkMode("container:" + primary).withInit(true);
+        CreateContainerCmd create = docker.createContainerCmd(image.image())
+                .withName(request.name() + "-" + UUID.randomUUID().toString().substring(0, 8))
+                .withLabels(labels).withEnv(env).withHostConfig(host);
+        if (image.user() != null) {
+            create.withUser(image.user());
+        }
+        if (image.entrypoint() != null) {
+            create.withEntrypoint(image.entrypoint());
+        }
+        if (image.command() != null) {
+            create.withCmd(image.command());
+        }
+        return create;
+    }
+
+    /**
+     * Creates a container, noting it for removal. A runtime that cannot set CPU or memory limits (no cgroup
+     * controller, rootless on cgroup v1) gets the container without them, and the output says so.
+     */
+    private static String create(DockerClient docker, CreateContainerCmd cmd, List<String> made, List<String> notes) {
+        CreateContainerResponse created;
+        try {
+            created = cmd.exec();
+        } catch (DockerException e) {
+            HostConfig host = cmd.getHostConfig();
+            boolean limited = host != null && (host.getNanoCPUs() != null || host.getMemory() != null);
+            if (!limited || !message(e).matches("(?is).*(cgroup|limit|memory|cpu).*")) {
+                throw e;
+            }
+            host.withNanoCPUs(null).withMemory(null);
+            notes.add("The container runtime cannot limit CPU and memory here (" + message(e)
+                    + "); the job's containers run without limits.");
+            created = cmd.exec();
+        }
+        made.add(created.getId());
+        if (created.getWarnings() != null) {
+            for (String warning : created.getWarnings()) {
+                notes.add("The container runtime says: " + warning);
+            }
+        }
+        return created.getId();
+    }
+
+    /** Where {@code ~} is for the step's user: {@code $HOME} as an exec sees it, else {@code /}. */
+    private Path probeHome() throws SandboxException, InterruptedException {
+        Exec.Result result = Exec.quiet(docker, primary, null, List.of("/bin/sh", "-c", "printf '%s' \"$HOME\""));
+        if (result.exitCode() != 0) {
+            throw new SandboxException("the primary image cannot run /bin/sh, which steps need: "
+                    + result.output().strip());
+        }
+        String found = result.output().strip();
+        return Path.of(found.isEmpty() ? "/" : found);
+    }
+
+    @Override
+    public Path home() {
+        return home;
+    }
+
+    @Override
+    public Map<String, String> baseEnvironment() {
+        return Map.of();
+    }
+
+    @Override
+    public StepProcess start(List<String> command, Path directory, Map<String, String> environment)
+            throws IOException {
+        return ExecProcess.start(docker, primary, directory, environment, command);
+    }
+
+    @Override
+    public Optional<Path> read(Path path, Path staging) throws IOException {
+        try (InputStream tar = docker.copyArchiveFromContainerCmd(primary, path.toString()).exec()) {
+            Tars.extract(tar, staging);
+        } catch (NotFoundException e) {
+            return Optional.empty();
+        } catch (DockerException e) {
+            throw new IOException("cannot copy " + path + " out of the container: " + message(e), e);
+        }
+        // the archive names the entry by the path's last name ("/" has none: its entries come at the top)
+        Path name = path.getFileName();
+        return Optional.of(name == null ? staging : staging.resolve(name.toString()));
+    }
+
+    @Override
+    public void write(Path tree, Path directory) throws IOException, InterruptedException {
+        String name = UUID.randomUUID() + ".tar";
+        Path archive = transfer.resolve(name);
+        try {
+            Tars.create(tree, archive);
+            Exec.Result result = Exec.quiet(docker, primary, null, List.of("/bin/sh", "-c",
+                    "mkdir -p -- \"$1\" && tar -xf \"$2\" -C \"$1\"", "sh", directory.toString(),
+                    MOUNTS + "/transfer/" + name));
+            if (result.exitCode() != 0) {
+                throw new IOException("cannot write into " + directory + " in the container: "
+                        + result.output().strip());
+            }
+        } finally {
+            Files.deleteIfExists(archive);
+            Trees.delete(tree);
+        }
+    }
+
+    @Override
+    public Path share(String name, String content) throws IOException {
+        Files.writeString(transfer.resolve(name), content, StandardCharsets.UTF_8);
+        return Path.of(MOUNTS, "transfer", name);
+    }
+
+    @Override
+    public boolean halted() {
+        return Files.exists(control.resolve("halt"));
+    }
+
+    @Override
+    public List<String> describe() {
+        List<String> lines = new ArrayList<>();
+        lines.add("Executor: docker. Steps run in container " + DockerExecutor.shortId(primary)
+                + (services.isEmpty() ? "" : " with " + services.size() + " service container"
+                + (services.size() == 1 ? "" : "s") + " on its localhost") + ".");
+        lines.addAll(notes);
+        return lines;
+    }
+
+    @Override
+    public void close() {
+        for (String service : services) {
+            remove(docker, service);
+        }
+        remove(docker, primary);
+    }
+
+    /** Kills and removes a container; a container already gone is fine, any other failure is logged. */
+    static void remove(DockerClient docker, String id) {
+        try {
+            docker.removeContainerCmd(id).withForce(true).withRemoveVolumes(true).exec();
+        } catch (NotFoundException e) {
+            // already gone
+        } catch (RuntimeException e) {
+            LOG.warn("could not remove container {}: {}", DockerExecutor.shortId(id), message(e));
+        }
+    }
+
+    /** The runtime's own words, without docker-java's "Status 500: " prefix and JSON wrapping where it can. */
+    static String message(Throwable e) {
+        String m = e.getMessage() == null ? e.toString() : e.getMessage();
+        int at = m.indexOf("\"message\":\"");
+        if (at >= 0) {
+            int end = m.indexOf('"', at + 11);
+            return end > at ? m.substring(at + 11, end) : m;
+        }
+        return m.replaceFirst("^Status \\d+: ", "").strip();
+    }
+
+    /** The host side of the four mounts, made in the task's directory. */
+    private record Mounts(Path bin, Path task, Path transfer, Path control) {
+        static Mounts create(Path root) throws IOException {
+            Mounts m = new Mounts(root.resolve("bin"), root.resolve("task-data"), root.resolve("transfer"),
+                    root.resolve("control"));
+            for (Path dir : List.of(m.bin, m.task, m.transfer, m.control)) {
+                Files.createDirectories(dir);
+                // readable by the image's user, whatever its uid; the task directory above stays 0700
+                Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString(dir == m.control ? "rwxrwxrwx"
+                        : "rwxr-xr-x"));
+            }
+            InCircleci.install(m.bin);
+            return m;
+        }
+
+        List<Bind> binds() {
+            return List.of(new Bind(bin.toString(), new Volume(BIN), AccessMode.ro),
+                    new Bind(task.toString(), new Volume(MOUNTS + "/task"), AccessMode.ro),
+                    new Bind(transfer.toString(), new Volume(MOUNTS + "/transfer"), AccessMode.ro),
+                    new Bind(control.toString(), new Volume(MOUNTS + "/control"), AccessMode.rw));
+        }
+    }
+}

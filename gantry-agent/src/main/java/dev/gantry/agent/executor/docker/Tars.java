@@ -1,0 +1,117 @@
+package dev.gantry.agent.executor.docker;
+
+import java.io.BufferedOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Stream;
+import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
+import org.apache.commons.compress.archivers.tar.TarArchiveInputStream;
+import org.apache.commons.compress.archivers.tar.TarArchiveOutputStream;
+
+/**
+ * Plain tar streams between the host and a container: what the Docker API's archive endpoint sends, and what the
+ * image's {@code tar} extracts. Directories, files with their permission bits and symbolic links (never followed)
+ * are kept; an entry that would land outside the target directory is refused. Stateless and thread-safe.
+ */
+final class Tars {
+    private Tars() {
+    }
+
+    /** Writes every entry under {@code tree} (not {@code tree} itself) into a new tar at {@code archive}. */
+    static void create(Path tree, Path archive) throws IOException {
+        List<Path> paths;
+        try (Stream<Path> walk = Files.walk(tree)) {
+            paths = walk.filter(p -> !p.equals(tree)).sorted().toList();
+        }
+        try (OutputStream file = new BufferedOutputStream(Files.newOutputStream(archive));
+             TarArchiveOutputStream tar = new TarArchiveOutputStream(file)) {
+            tar.setLongFileMode(TarArchiveOutputStream.LONGFILE_POSIX);
+            tar.setBigNumberMode(TarArchiveOutputStream.BIGNUMBER_POSIX);
+            for (Path path : paths) {
+                String name = tree.relativize(path).toString();
+                if (Files.isSymbolicLink(path)) {
+                    TarArchiveEntry entry = new TarArchiveEntry(name, TarArchiveEntry.LF_SYMLINK);
+                    entry.setLinkName(Files.readSymbolicLink(path).toString());
+                    tar.putArchiveEntry(entry);
+                    tar.closeArchiveEntry();
+                    continue;
+                }
+                boolean directory = Files.isDirectory(path, LinkOption.NOFOLLOW_LINKS);
+                TarArchiveEntry entry = new TarArchiveEntry(path, directory ? name + "/" : name,
+                        LinkOption.NOFOLLOW_LINKS);
+                entry.setMode((directory ? 040000 : 0100000) | mode(path));
+                entry.setUserId(0);
+                entry.setGroupId(0);
+                entry.setUserName("");
+                entry.setGroupName("");
+                tar.putArchiveEntry(entry);
+                if (!directory) {
+                    Files.copy(path, tar);
+                }
+                tar.closeArchiveEntry();
+            }
+        }
+    }
+
+    /** Extracts the tar on {@code in} under {@code target}, which must exist. */
+    static void extract(InputStream in, Path target) throws IOException {
+        Path root = target.toAbsolutePath().normalize();
+        try (TarArchiveInputStream tar = new TarArchiveInputStream(in)) {
+            TarArchiveEntry entry;
+            while ((entry = tar.getNextEntry()) != null) {
+                Path to = root.resolve(entry.getName()).normalize();
+                if (!to.startsWith(root)) {
+                    throw new IOException("archive entry '" + entry.getName() + "' would be written outside " + root);
+                }
+                if (entry.isDirectory()) {
+                    Files.createDirectories(to);
+                    setMode(to, entry.getMode() | 0700);
+                } else if (entry.isSymbolicLink()) {
+                    Files.createDirectories(to.getParent());
+                    Files.deleteIfExists(to);
+                    Files.createSymbolicLink(to, Path.of(entry.getLinkName()));
+                } else if (entry.isLink()) {
+                    Path source = root.resolve(entry.getLinkName()).normalize();
+                    if (!source.startsWith(root)) {
+                        throw new IOException("archive hard link '" + entry.getName() + "' points outside " + root);
+                    }
+                    Files.createDirectories(to.getParent());
+                    Files.deleteIfExists(to);
+                    Files.copy(source, to);
+                } else if (entry.isFile()) {
+                    Files.createDirectories(to.getParent());
+                    Files.deleteIfExists(to);
+                    Files.copy(tar, to);
+                    setMode(to, entry.getMode() | 0600);
+                }
+                // devices, fifos and sockets are not files a step can store: skipped
+            }
+        }
+    }
+
+    private static int mode(Path path) throws IOException {
+        int mode = 0;
+        for (PosixFilePermission p : Files.getPosixFilePermissions(path, LinkOption.NOFOLLOW_LINKS)) {
+            mode |= 1 << (8 - p.ordinal());
+        }
+        return mode;
+    }
+
+    private static void setMode(Path path, int mode) throws IOException {
+        Set<PosixFilePermission> permissions = EnumSet.noneOf(PosixFilePermission.class);
+        for (PosixFilePermission p : PosixFilePermission.values()) {
+            if ((mode & (1 << (8 - p.ordinal()))) != 0) {
+                permissions.add(p);
+            }
+        }
+        Files.setPosixFilePermissions(path, permissions);
+    }
+}

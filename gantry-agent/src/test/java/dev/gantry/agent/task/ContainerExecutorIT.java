@@ -1,0 +1,216 @@
+package dev.gantry.agent.task;
+
+import static dev.gantry.agent.testing.Assignments.image;
+import static dev.gantry.agent.testing.Assignments.job;
+import static dev.gantry.agent.testing.Assignments.run;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.github.dockerjava.api.DockerClient;
+import com.github.dockerjava.core.DefaultDockerClientConfig;
+import com.github.dockerjava.core.DockerClientImpl;
+import com.github.dockerjava.zerodep.ZerodepDockerHttpClient;
+import dev.gantry.agent.executor.docker.DockerExecutor;
+import dev.gantry.agent.protocol.TaskOutcome;
+import dev.gantry.agent.testing.Assignments;
+import dev.gantry.agent.testing.FakeAgentApi.FakeTask;
+import dev.gantry.config.plan.Executor.DockerImage;
+import dev.gantry.config.plan.Step;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Tasks in real containers, through the Docker Engine API of the Podman service that {@code bin/containers setup}
+ * starts ({@code DOCKER_HOST}), on the stand-in images it builds from Debian packages: {@code cimg/base:2024.01},
+ * {@code cimg/python:3.12} and the service image {@code cimg/postgres:15.0}.
+ */
+class ContainerExecutorIT {
+    static final Step.When ON_SUCCESS = Step.When.ON_SUCCESS;
+    static final String TOKEN = "gnt_agent_0123456789abcdefSECRET";
+    static URI host;
+
+    @TempDir
+    Path work;
+    @TempDir
+    Path gantryHome;
+    TaskHarness harness;
+
+    @BeforeAll
+    static void findRuntime() {
+        host = DockerExecutor.findHost(System.getenv()).orElseThrow(() -> new AssertionError(
+                "no container runtime: run bin/containers setup and export the DOCKER_HOST it prints"));
+    }
+
+    @BeforeEach
+    void start() throws Exception {
+        Files.writeString(gantryHome.resolve("admin-token"), TOKEN);
+        Map<String, String> agentEnvironment = new HashMap<>(System.getenv());
+        agentEnvironment.put("GANTRY_AGENT_TOKEN", TOKEN);
+        agentEnvironment.put("GANTRY_HOME", gantryHome.toString());
+        harness = new TaskHarness(work, new DockerExecutor(host, "it-agent", Duration.ofSeconds(1)),
+                agentEnvironment);
+    }
+
+    @AfterEach
+    void stop() {
+        harness.close();
+    }
+
+    @Test
+    void steps_run_in_the_image_as_its_user_with_the_image_and_job_environment() throws Exception {
+        ObjectNode a = Assignments.of(job("in-image", List.of(image("cimg/python:3.12", Map.of("FROM_CONFIG", "yes"))),
+                List.of(run("Where", "echo uid=$(id -u) home=$HOME pwd=$(pwd) image=$GANTRY_IMAGE config=$FROM_CONFIG"
+                        + " job=$JOB_VAR; python3 -c 'print(\"python\", 6 * 7)'; command -v circleci"))),
+                "", "main", "abc");
+
+        assertThat(harness.run(a)).contains(TaskOutcome.SUCCESS);
+
+        assertThat(harness.api.task(Assignments.jobId(a)).outputText())
+                .contains("Executor: docker", "uid=3434 home=/home/circleci pwd=/home/circleci/project "
+                        + "image=cimg/python config=yes job=from-job", "python 42", "/.gantry/bin/circleci");
+    }
+
+    @Test
+    void a_service_database_is_reached_on_localhost() throws Exception {
+        ObjectNode a = Assignments.of(job("with-db", List.of(image("cimg/python:3.12", Map.of()),
+                image("cimg/postgres:15.0", Map.of("POSTGRES_USER", "app", "POSTGRES_PASSWORD", "secret",
+                        "POSTGRES_DB", "appdb"))), List.of(run("Query",
+                "for i in $(seq 120); do pg_isready -q -h localhost -p 5432 && break; sleep 0.5; done\n"
+                        + "PGPASSWORD=secret psql -h localhost -U app -d appdb -tAc 'select 40 + 2'"))),
+                "", "main", "abc");
+
+        assertThat(harness.run(a)).contains(TaskOutcome.SUCCESS);
+
+        assertThat(harness.api.task(Assignments.jobId(a)).outputText()).contains("Started service container "
+                + "cimg/postgres:15.0", "\n42\n");
+    }
+
+    @Test
+    void caches_workspaces_artifacts_and_tests_cross_images_inside_the_containers() throws Exception {
+        ObjectNode producer = Assignments.of(job("build", List.of(image("cimg/base:2024.01", Map.of())), List.of(
+                run("Make", "mkdir -p ~/.cache/tool dist/sub reports && echo cached > ~/.cache/tool/a.txt"
+                        + " && echo lock > lock.txt && echo built > dist/sub/app.sh && chmod +x dist/sub/app.sh"
+                        + " && echo '<testsuite><testcase classname=\"A\" name=\"ok\" time=\"1.5\"/></testsuite>'"
+                        + " > reports/junit.xml"),
+                new Step.SaveCache("Save", "tools-{{ checksum \"lock.txt\" }}", List.of("~/.cache/tool"), ON_SUCCESS),
+                new Step.PersistToWorkspace("Persist", ".", List.of("dist/*/*.sh"), ON_SUCCESS),
+                new Step.StoreArtifacts("Artifacts", "dist", "out", ON_SUCCESS),
+                new Step.StoreTestResults("Tests", "reports", ON_SUCCESS))), "", "main", "abc");
+        assertThat(harness.run(producer)).contains(TaskOutcome.SUCCESS);
+        FakeTask first = harness.api.task(Assignments.jobId(producer));
+        assertThat(first.artifacts).containsOnlyKeys("out/sub/app.sh");
+        assertThat(first.tests).extracting(t -> t.path("name").asText()).containsExactly("ok");
+
+        ObjectNode consumer = Assignments.of(job("test", List.of(image("cimg/python:3.12", Map.of())), List.of(
+                new Step.RestoreCache("Restore", List.of("tools-"), ON_SUCCESS),
+                new Step.AttachWorkspace("Attach", "/tmp/ws", ON_SUCCESS),
+                run("Use", "cat ~/.cache/tool/a.txt /tmp/ws/dist/sub/app.sh && test -x /tmp/ws/dist/sub/app.sh"
+                        + " && stat -c 'owner=%U' ~/.cache/tool/a.txt /tmp/ws/dist/sub/app.sh"))), "", "main", "def");
+        assertThat(harness.run(consumer)).contains(TaskOutcome.SUCCESS);
+
+        String output = harness.api.task(Assignments.jobId(consumer)).outputText();
+        assertThat(output).contains("cached\nbuilt\n", "owner=circleci\nowner=circleci");
+        assertThat(Path.of("/tmp/ws")).as("nothing lands on the agent's host").doesNotExist();
+    }
+
+    @Test
+    void checkout_copies_the_agent_s_clone_into_the_container() throws Exception {
+        Path repo = Files.createDirectories(work.resolve("origin"));
+        git(repo, "init", "-q", "-b", "main");
+        Files.writeString(repo.resolve("hello.txt"), "hello from git\n");
+        git(repo, "add", ".");
+        git(repo, "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "first");
+        String sha = new String(new ProcessBuilder("git", "-C", repo.toString(), "rev-parse", "HEAD").start()
+                .getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+        ObjectNode a = Assignments.of(job("checkout", List.of(image("cimg/base:2024.01", Map.of())), List.of(
+                new Step.Checkout("Checkout", null, ON_SUCCESS),
+                run("Look", "cat hello.txt && git log -1 --format=%s && stat -c 'owner=%U' hello.txt"))),
+                repo.toString(), "main", sha);
+
+        assertThat(harness.run(a)).contains(TaskOutcome.SUCCESS);
+
+        assertThat(harness.api.task(Assignments.jobId(a)).outputText()).contains("hello from git\nfirst\n",
+                "owner=circleci");
+    }
+
+    @Test
+    void cancel_kills_the_step_and_removes_the_containers() throws Exception {
+        ObjectNode a = Assignments.of(job("canceled", List.of(image("cimg/base:2024.01", Map.of()),
+                image("cimg/base:2024.01", Map.of())), List.of(run("Wait", "echo started; sleep 600"),
+                run("Never", "echo never"))), "", "main", "abc");
+        CompletableFuture<Optional<TaskOutcome>> running = harness.start(a);
+        await().atMost(Duration.ofSeconds(60)).until(() -> harness.api.task(Assignments.jobId(a)) != null
+                && harness.api.task(Assignments.jobId(a)).outputText().contains("started"));
+        assertThat(containersOf(Assignments.jobId(a))).hasSize(2);
+
+        harness.api.task(Assignments.jobId(a)).cancel = true;
+
+        assertThat(running.get(60, TimeUnit.SECONDS)).contains(TaskOutcome.CANCELED);
+        assertThat(harness.api.task(Assignments.jobId(a)).outputText()).doesNotContain("never");
+        assertThat(containersOf(Assignments.jobId(a))).isEmpty();
+    }
+
+    @Test
+    void a_job_finds_no_agent_token_and_no_gantry_home_file_anywhere() throws Exception {
+        ObjectNode a = Assignments.of(job("snoop", List.of(image("cimg/base:2024.01", Map.of())), List.of(run("Search",
+                "found=0\n"
+                        + "for f in /proc/[0-9]*/environ /proc/[0-9]*/cmdline; do"
+                        + "  if tr '\\0' '\\n' < $f 2>/dev/null | grep -q -e '" + TOKEN + "' -e GANTRY_HOME -e "
+                        + "GANTRY_AGENT_TOKEN; then echo \"FOUND in $f\"; found=1; fi; done\n"
+                        + "env | grep -e '" + TOKEN + "' -e '^GANTRY_' && found=1\n"
+                        + "grep -rsl --exclude-dir=proc --exclude-dir=sys -e '" + TOKEN + "' / && found=1\n"
+                        + "test -e '" + gantryHome + "' && echo \"FOUND " + gantryHome + "\" && found=1\n"
+                        + "echo searched found=$found; exit $found"))), "", "main", "abc");
+
+        assertThat(harness.run(a)).contains(TaskOutcome.SUCCESS);
+
+        assertThat(harness.api.task(Assignments.jobId(a)).outputText()).contains("searched found=0")
+                .doesNotContain("FOUND");
+    }
+
+    @Test
+    void an_image_that_cannot_be_pulled_is_an_infrastructure_failure_with_the_registry_s_message() throws Exception {
+        ObjectNode a = Assignments.of(job("no-image", List.of(image("127.0.0.1:9/gantry/none:1", Map.of())),
+                List.of(run("Never", "echo never"))), "", "main", "abc");
+
+        assertThat(harness.run(a)).contains(TaskOutcome.INFRASTRUCTURE_FAIL);
+
+        FakeTask task = harness.api.task(Assignments.jobId(a));
+        assertThat(task.outputText()).contains("Pulling image 127.0.0.1:9/gantry/none:1",
+                "Cannot run the job: cannot pull 127.0.0.1:9/gantry/none:1").doesNotContain("never");
+    }
+
+    private static List<String> containersOf(String jobId) {
+        return docker().listContainersCmd().withShowAll(true)
+                .withLabelFilter(Map.of("dev.gantry.agent", "it-agent")).exec().stream()
+                .filter(c -> c.getLabels().getOrDefault("dev.gantry.task", "").startsWith("job-" + jobId.substring(0, 8)))
+                .map(c -> c.getId()).toList();
+    }
+
+    private static DockerClient docker() {
+        var config = DefaultDockerClientConfig.createDefaultConfigBuilder().withDockerHost(host.toString()).build();
+        return DockerClientImpl.getInstance(config, new ZerodepDockerHttpClient.Builder()
+                .dockerHost(config.getDockerHost()).build());
+    }
+
+    private static void git(Path dir, String... args) throws Exception {
+        List<String> command = new java.util.ArrayList<>(List.of("git", "-C", dir.toString()));
+        command.addAll(List.of(args));
+        assertThat(new ProcessBuilder(command).inheritIO().start().waitFor()).isZero();
+    }
+}
