@@ -18,6 +18,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Iterator;
+import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -184,6 +185,44 @@ class JobResultsIT {
             assertThat(test.get("classname").asText()).isEqualTo("a.B");
         });
         assertThat(tests.json().get("next_page_token").isNull()).isTrue();
+    }
+
+    @Test
+    void an_agent_gets_the_timings_of_the_job_s_latest_successful_run() {
+        // each run of "test" in a workflow of its own, as each pipeline has
+        UUID older = runs.job(runs.workflow("build"), "test").status("success").insert();
+        UUID latest = runs.job(runs.workflow("build"), "test").status("success").insert();
+        UUID failed = runs.job(runs.workflow("build"), "test").status("failed").insert();
+        UUID other = runs.job(runs.workflow("build"), "lint").status("success").insert();
+        server.jdbi().useHandle(h -> {
+            h.execute("UPDATE gantry.job SET stopped_at = now() - interval '2 hours' WHERE id = ?", older);
+            h.execute("UPDATE gantry.job SET stopped_at = now() - interval '1 hour' WHERE id = ?", latest);
+            h.execute("UPDATE gantry.job SET stopped_at = now() WHERE id IN (?, ?)", failed, other);
+            for (Object[] row : List.of(new Object[] {older, "old"}, new Object[] {latest, "new"},
+                    new Object[] {failed, "failed"}, new Object[] {other, "lint"})) {
+                h.execute("INSERT INTO gantry.test_case (job_id, node_index, seq, classname, name, file, result, "
+                        + "run_time) VALUES (?, 0, 0, 'a.B', ?, 'a/B.java', 'success', 2.5)", row[0], row[1]);
+            }
+        });
+        runs.job(workflow, "test").insert();
+        AgentClient.Claimed task = agent.claimed(agentId);
+
+        JsonNode timings = agent.get(task.path() + "/timings", task.lease()).json();
+
+        assertThat(timings.get("tests")).singleElement().satisfies(t -> {
+            assertThat(t.get("name").asText()).isEqualTo("new");
+            assertThat(t.get("file").asText()).isEqualTo("a/B.java");
+            assertThat(t.get("classname").asText()).isEqualTo("a.B");
+            assertThat(t.get("run_time").asDouble()).isEqualTo(2.5);
+        });
+    }
+
+    @Test
+    void a_job_with_no_earlier_successful_run_gets_no_timings() {
+        runs.job(workflow, "test").insert();
+        AgentClient.Claimed task = agent.claimed(agentId);
+
+        assertThat(agent.get(task.path() + "/timings", task.lease()).json().get("tests")).isEmpty();
     }
 
     @Test
