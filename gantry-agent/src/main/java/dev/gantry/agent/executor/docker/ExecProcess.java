@@ -26,7 +26,7 @@ import java.util.concurrent.TimeUnit;
  * {@link #output} by the step's pump.
  */
 final class ExecProcess implements StepProcess {
-    private static final String MARKER = "GANTRY_STEP";
+    private static final String MARKER = "CIRCLE_INTERNAL_STEP";
     /** While the output is still open, ask the runtime whether the process exited no more often than this. */
     private static final Duration INSPECT_EVERY = Duration.ofMillis(500);
     private static final String KILL_MARKED = "for d in /proc/[0-9]*; do "
