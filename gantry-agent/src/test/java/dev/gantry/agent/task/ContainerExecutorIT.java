@@ -22,10 +22,12 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -83,6 +85,22 @@ class ContainerExecutorIT {
         assertThat(harness.api.task(Assignments.jobId(a)).outputText())
                 .contains("Executor: docker", "uid=3434 home=/home/circleci pwd=/home/circleci/project "
                         + "image=cimg/python config=yes job=from-job", "python 42", "/.gantry/bin/circleci");
+    }
+
+    @Test
+    void a_step_s_output_arrives_whole_and_in_order() throws Exception {
+        ObjectNode a = Assignments.of(job("loud", List.of(image("cimg/base:2024.01", Map.of())),
+                List.of(run("Count", "for i in $(seq 1 5000); do echo line-$i; echo err-$i >&2; done"))),
+                "", "main", "abc");
+
+        assertThat(harness.run(a)).contains(TaskOutcome.SUCCESS);
+
+        List<String> lines = harness.api.task(Assignments.jobId(a)).outputText().lines()
+                .filter(l -> l.startsWith("line-")).toList();
+        assertThat(lines).hasSize(5000);
+        for (int i = 0; i < lines.size(); i++) {
+            assertThat(lines.get(i)).isEqualTo("line-" + (i + 1));
+        }
     }
 
     @Test
@@ -163,6 +181,40 @@ class ContainerExecutorIT {
         assertThat(running.get(60, TimeUnit.SECONDS)).contains(TaskOutcome.CANCELED);
         assertThat(harness.api.task(Assignments.jobId(a)).outputText()).doesNotContain("never");
         assertThat(containersOf(Assignments.jobId(a))).isEmpty();
+    }
+
+    @Test
+    void circleci_tests_split_by_timings_balances_four_nodes_from_the_stored_timings() throws Exception {
+        Random random = new Random(28);
+        Map<String, Double> seconds = new java.util.TreeMap<>();
+        for (int i = 0; i < 240; i++) {
+            // heavy-tailed, as real suites are: most tests take a second, a few take minutes
+            double duration = Math.min(300, 0.2 / Math.pow(1 - random.nextDouble(), 1 / 1.3));
+            seconds.put(String.format("tests/test_%03d.py", i), duration);
+            harness.api.timings.add(Map.of("file", String.format("tests/test_%03d.py", i), "classname",
+                    "test_" + i, "name", "test", "run_time", duration));
+        }
+        ObjectNode job = Assignments.of(job("split", List.of(image("cimg/python:3.12", Map.of())), List.of(
+                run("Make the suite", "mkdir -p tests && for i in $(seq -f '%03g' 0 239); do"
+                        + " touch tests/test_$i.py; done"),
+                run("Split", "circleci tests glob 'tests/**/*.py' | circleci tests split --split-by=timings"
+                        + " | sed 's/^/MINE /'"))), "", "main", "abc");
+        List<Double> totals = new ArrayList<>();
+        java.util.Set<String> seen = new java.util.HashSet<>();
+        for (int node = 0; node < 4; node++) {
+            ObjectNode a = Assignments.node(job, node, 4);
+            assertThat(harness.run(a)).contains(TaskOutcome.SUCCESS);
+            List<String> mine = harness.api.task(Assignments.jobId(a), node).outputText().lines()
+                    .filter(l -> l.startsWith("MINE ")).map(l -> l.substring(5)).toList();
+            for (String name : mine) {
+                assertThat(seen.add(name)).as("%s on one node only; node %d has %s", name, node, mine).isTrue();
+            }
+            totals.add(mine.stream().mapToDouble(seconds::get).sum());
+        }
+        assertThat(seen).isEqualTo(seconds.keySet());
+        double mean = totals.stream().mapToDouble(Double::doubleValue).average().orElseThrow();
+        assertThat(totals.stream().mapToDouble(Double::doubleValue).max().orElseThrow())
+                .as("the slowest node against the mean of %s", totals).isLessThanOrEqualTo(1.15 * mean);
     }
 
     @Test

@@ -76,6 +76,14 @@ public final class Assignments {
         return a;
     }
 
+    /** {@code assignment} as node {@code index} of a job of {@code parallelism} nodes. */
+    public static ObjectNode node(ObjectNode assignment, int index, int parallelism) {
+        ObjectNode copy = assignment.deepCopy();
+        ((ObjectNode) copy.get("task")).put("node_index", index);
+        ((ObjectNode) copy.get("job")).put("parallelism", parallelism);
+        return copy;
+    }
+
     public static String jobId(ObjectNode assignment) {
         return assignment.at("/task/job_id").asText();
     }

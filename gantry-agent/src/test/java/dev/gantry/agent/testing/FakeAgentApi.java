@@ -69,7 +69,12 @@ public final class FakeAgentApi implements AutoCloseable {
 
     /** The task for a job id (node 0), once claimed. */
     public FakeTask task(String jobId) {
-        return tasks.get(jobId + "/0");
+        return task(jobId, 0);
+    }
+
+    /** Node {@code node} of a job, once claimed. */
+    public FakeTask task(String jobId, int node) {
+        return tasks.get(jobId + "/" + node);
     }
 
     public List<String> registrations() {

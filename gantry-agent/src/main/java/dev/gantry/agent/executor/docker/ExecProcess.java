@@ -133,7 +133,8 @@ final class ExecProcess implements StepProcess {
         @Override
         public void onNext(Frame frame) {
             if (frame.getPayload() != null && frame.getPayload().length > 0) {
-                output.add(frame.getPayload());
+                // docker-java reads the next frame into the same array once this returns: keep a copy
+                output.add(frame.getPayload().clone());
             }
         }
 
