@@ -1,8 +1,9 @@
 # shellcheck shell=bash
 # Sourced by bin/containers and bin/test. Sets up what the Docker container executor and its tests need: a container
 # engine answering the Docker Engine API on a Unix socket (podman's Docker-compatible service, run as root with runc),
-# and the small stand-in images that CircleCI configs name (cimg/base, cimg/python, cimg/postgres), built from Debian
-# packages with mmdebstrap because this machine reaches no image registry.
+# and the small stand-in images that CircleCI configs name (cimg/base, cimg/python, cimg/postgres, the machine image
+# ubuntu-2204), built from Debian packages with mmdebstrap because this machine reaches no image registry, plus
+# gantry/remote-docker, the unprivileged sidecar that gives a job its own Docker API (setup_remote_docker, machine).
 #
 # gantry_containers_setup exports DOCKER_HOST (and CONTAINERS_CONF when the engine is our podman). It is idempotent:
 # when the engine answers and every image carries the label of its current recipe it starts and builds nothing.
@@ -10,7 +11,7 @@
 # log, containers.conf), GANTRY_IMAGE_CACHE (rootfs tarballs of built images), GANTRY_DEBIAN_MIRROR,
 # GANTRY_IMAGE_JOBS (image builds at once, default 3).
 
-GANTRY_IMAGES=(base python postgres)
+GANTRY_IMAGES=(base python postgres machine remote_docker)
 GANTRY_DEBIAN_SUITE=bookworm
 # command -> Debian package that provides it; curl talks to the API, catatonit is the init of podman's pod infra.
 GANTRY_CONTAINER_TOOLS=(podman:podman runc:runc mmdebstrap:mmdebstrap catatonit:catatonit curl:curl flock:util-linux)
@@ -174,17 +175,27 @@ gantry_containers_engine() {
 # Hooks are shell snippets that mmdebstrap runs with $1 = the rootfs, hence the single quotes.
 
 # The cimg/* job images: $1 the name, $2 packages beyond the base set. uid/gid 3434 and the home layout are those of
-# CircleCI's cimg images, which configs and caches rely on. STANDIN_IMAGE lets tests see image env reach steps.
+# CircleCI's cimg images, which configs and caches rely on. STANDIN_IMAGE lets tests see image env reach steps. Like
+# the real ones they have the docker CLI, for setup_remote_docker (see gantry_recipe_remote_docker).
 # shellcheck disable=SC2016
 gantry_recipe_cimg() {
   recipe_ref=$1
   recipe_packages=bash,coreutils,git,tar,gzip,ca-certificates,procps,openssh-client,curl${2:+,$2}
   recipe_hooks=(--customize-hook='chroot "$1" groupadd -g 3434 circleci'
     --customize-hook='chroot "$1" useradd -m -u 3434 -g 3434 -s /bin/bash circleci'
-    --customize-hook='chroot "$1" install -d -o circleci -g circleci /home/circleci/project')
+    --customize-hook='chroot "$1" install -d -o circleci -g circleci /home/circleci/project'
+    "$(gantry_docker_cli_hook)")
   recipe_changes=('USER circleci' 'WORKDIR /home/circleci/project' 'ENV HOME=/home/circleci' 'ENV LANG=C.UTF-8'
     'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' "ENV STANDIN_IMAGE=${1%%:*}"
     'CMD ["/bin/bash"]')
+}
+
+# The docker CLI alone: /usr/bin/docker out of Debian's docker.io, whose dependencies (dockerd, containerd, runc,
+# iptables: ~150 MB) a client does not need. Its API version, 1.41, is the one podman 4.3 serves.
+# shellcheck disable=SC2016
+gantry_docker_cli_hook() {
+  echo '--customize-hook=chroot "$1" sh -ec "cd /tmp; apt-get download -qq docker.io; \
+dpkg-deb --fsys-tarfile docker.io_*.deb | tar -x -C / ./usr/bin/docker; rm docker.io_*.deb; docker --version >/dev/null"'
 }
 
 gantry_recipe_base() {
@@ -194,6 +205,16 @@ gantry_recipe_base() {
 # Debian's python3 is 3.11: a stand-in under the name configs use. psycopg2 and psql reach a service database.
 gantry_recipe_python() {
   gantry_recipe_cimg cimg/python:3.12 python3,python-is-python3,python3-psycopg2,postgresql-client
+}
+
+# Stand-in for CircleCI's machine image (machine: image: ubuntu-2204:...): cimg/base plus passwordless sudo for
+# circleci. DOCKER_HOST survives sudo, so that `sudo docker ...` reaches the job's remote-docker sidecar too.
+# shellcheck disable=SC2016
+gantry_recipe_machine() {
+  gantry_recipe_cimg ubuntu-2204:2024.01.1 sudo
+  recipe_hooks+=(--customize-hook='printf "%s\n" "Defaults env_keep += \"DOCKER_HOST\"" \
+"circleci ALL=(ALL) NOPASSWD:ALL" >"$1/etc/sudoers.d/circleci"; chmod 440 "$1/etc/sudoers.d/circleci"')
+  recipe_tags=(ubuntu-2204:current)
 }
 
 # Service image behaving like the official postgres image: POSTGRES_USER/PASSWORD/DB, listens on 0.0.0.0:5432.
@@ -253,6 +274,86 @@ if [ ! -s "$PGDATA/PG_VERSION" ]; then
   echo "docker-entrypoint: initialised $PGDATA (user $user, database $db, host auth $auth)"
 fi
 exec postgres -D "$PGDATA" -c listen_addresses='*' -c jit=off "$@"
+EOF
+}
+
+# The remote-docker sidecar: a job's own Docker Engine API, for setup_remote_docker and machine jobs. The agent runs
+# it in the network namespace of the job's primary container, where it serves on tcp://127.0.0.1:2375. It must not be
+# privileged (a privileged engine lets a job mount the host's disk), so the engine is a rootless podman run by the
+# unprivileged user podman: its containers live in a user namespace of podman's subordinate ids, which newuidmap and
+# newgidmap map with file capabilities (CAP_SETUID/SETGID, the only capabilities the sidecar keeps) instead of the
+# setuid bit: a setuid newuidmap is root in the sidecar without CAP_SYS_ADMIN, which the kernel refuses. No other
+# setuid or setgid file is left. Images and containers go to native overlayfs on the image's VOLUME (an anonymous
+# volume on the engine's disk), nested containers share the job's network (netns "host") and run without cgroup
+# limits (rootless podman on cgroup v1 cannot set any). See gantry_remote_docker_check for the create options.
+# shellcheck disable=SC2016
+gantry_recipe_remote_docker() {
+  recipe_ref=gantry/remote-docker:1
+  recipe_packages=podman,runc,conmon,catatonit,uidmap,libcap2-bin,netavark,aardvark-dns,slirp4netns,iptables
+  local home=/home/podman
+  recipe_hooks=(--customize-hook='chroot "$1" groupadd -g 2375 podman'
+    --customize-hook='chroot "$1" useradd -m -u 2375 -g 2375 -s /bin/sh podman'
+    --customize-hook='echo podman:1000000000:65536 >"$1/etc/subuid"; cp "$1/etc/subuid" "$1/etc/subgid"'
+    --customize-hook='find "$1" -xdev -type f -perm /6000 -exec chmod ug-s {} +'
+    --customize-hook='chroot "$1" setcap cap_setuid=ep /usr/bin/newuidmap'
+    --customize-hook='chroot "$1" setcap cap_setgid=ep /usr/bin/newgidmap'
+    --customize-hook="chroot \"\$1\" install -d -o podman -g podman $home/.local $home/.local/share \
+$home/.local/share/containers"
+    --customize-hook='chroot "$1" install -d -o podman -g podman -m 700 /run/user/2375'
+    --customize-hook="$(gantry_remote_docker_file /etc/containers/containers.conf gantry_remote_docker_conf)"
+    --customize-hook="$(gantry_remote_docker_file /etc/containers/storage.conf gantry_remote_docker_storage)"
+    --customize-hook="$(gantry_remote_docker_file /usr/local/bin/gantry-remote-docker gantry_remote_docker_entrypoint)"
+    --customize-hook='chmod 755 "$1/usr/local/bin/gantry-remote-docker"')
+  recipe_changes=('USER podman' "WORKDIR $home" "ENV HOME=$home" 'ENV XDG_RUNTIME_DIR=/run/user/2375'
+    'ENV LANG=C.UTF-8' "VOLUME $home/.local/share/containers"
+    'ENTRYPOINT ["/usr/bin/catatonit", "--", "/usr/local/bin/gantry-remote-docker"]')
+}
+
+# A hook that writes the output of function $2 to $1 in the rootfs.
+gantry_remote_docker_file() {
+  printf '%s\n' "cat >\"\$1$1\" <<'GANTRY_EOF'" "$("$2")" GANTRY_EOF
+}
+
+gantry_remote_docker_conf() {
+  cat <<'EOF'
+# containers.conf of gantry/remote-docker's nested engine (rootless podman, see bin/lib/containers.sh).
+[containers]
+# Builds' RUN steps use the job's network namespace. (Containers created through the Docker API get podman's bridge,
+# behind slirp4netns, whatever this says: podman 4.3 maps the Docker CLI's NetworkMode "default" to "bridge".)
+netns = "host"
+# The sidecar has no CAP_SYS_ADMIN, so its seccomp profile refuses sethostname: containers keep its UTS namespace.
+utsns = "host"
+log_driver = "k8s-file"
+[network]
+network_backend = "netavark"
+[engine]
+# crun refuses the hybrid cgroup v1 of Gantry's machines. No systemd here: cgroupfs, events to a file.
+runtime = "runc"
+cgroup_manager = "cgroupfs"
+events_logger = "file"
+EOF
+}
+
+gantry_remote_docker_storage() {
+  cat <<'EOF'
+# storage.conf of gantry/remote-docker: rootless podman keeps its graph in ~/.local/share/containers, the image's
+# VOLUME. Native overlayfs works there in a user namespace (Linux >= 5.11); not on the container's own overlay root.
+[storage]
+driver = "overlay"
+EOF
+}
+
+gantry_remote_docker_entrypoint() {
+  cat <<'EOF'
+#!/bin/sh
+# Entrypoint of gantry/remote-docker (under catatonit, which reaps the conmons of ended containers): podman serving
+# the Docker Engine API on GANTRY_REMOTE_DOCKER_URL (default tcp://127.0.0.1:2375), as the unprivileged user podman.
+set -eu
+url=${GANTRY_REMOTE_DOCKER_URL:-tcp://127.0.0.1:2375}
+# Podman's rootless bridge network wants its runtime directory under /run; it is the image's, so a restarted sidecar
+# finds the state of its previous run there.
+find "$XDG_RUNTIME_DIR" -mindepth 1 -delete
+exec podman system service --time=0 "$url"
 EOF
 }
 
@@ -320,10 +421,13 @@ gantry_image_import() {
 # Makes the engine have image KEY built from its current recipe: nothing when it has, an import when the cache has
 # the tarball, else an mmdebstrap build first. The superseded image is removed unless a container still uses it.
 gantry_image_ensure() {
-  local key=$1 recipe_ref recipe_packages recipe_hooks=() recipe_changes=() hash cache tar old
+  local key=$1 recipe_ref recipe_packages recipe_hooks=() recipe_changes=() recipe_tags=() hash cache tar old
   "gantry_recipe_$key"
   hash=$(gantry_recipe_hash)
-  [ "$(gantry_image_label "$recipe_ref")" = "$hash" ] && return 0
+  if [ "$(gantry_image_label "$recipe_ref")" = "$hash" ]; then
+    gantry_image_tag "$recipe_ref" "${recipe_tags[@]}"
+    return 0
+  fi
   cache=$(gantry_image_cache_dir)
   tar=$cache/${recipe_ref//[\/:]/_}-$hash.tar
   if [ ! -s "$tar" ]; then
@@ -341,11 +445,24 @@ gantry_image_ensure() {
   gantry_image_import "$tar" "$hash"
   [ "$(gantry_image_label "$recipe_ref")" = "$hash" ] ||
     gantry_containers_fail "$recipe_ref was imported but the engine does not show label $hash"
+  gantry_image_tag "$recipe_ref" "${recipe_tags[@]}"
   [ -z "$old" ] || gantry_docker_api "/images/$old" -X DELETE >/dev/null 2>&1 || true
 }
 
-# Ensures every image, GANTRY_IMAGE_JOBS at once (default all three: each mmdebstrap is independent, and together
-# they take ~2 minutes on 2 cores instead of ~3.5 one after the other).
+# Gives image $1 the further names $2...: those that name another image (or none) are (re)tagged.
+gantry_image_tag() {
+  local ref=$1 id tag
+  shift
+  id=$(gantry_image_id "$ref")
+  for tag in "$@"; do
+    [ "$(gantry_image_id "$tag")" != "$id" ] || continue
+    gantry_docker_api "/images/$id/tag?repo=$(gantry_urlencode "${tag%:*}")&tag=$(gantry_urlencode "${tag##*:}")" \
+      --fail-with-body -X POST >/dev/null
+  done
+}
+
+# Ensures every image, GANTRY_IMAGE_JOBS at once (default 3: each mmdebstrap is independent, and three together
+# take ~2 minutes on 2 cores instead of ~3.5 one after the other).
 gantry_containers_images() {
   local jobs=${GANTRY_IMAGE_JOBS:-3} key pids=() failed=0
   for key in "${GANTRY_IMAGES[@]}"; do

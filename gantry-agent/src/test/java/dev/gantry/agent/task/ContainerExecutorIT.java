@@ -104,6 +104,17 @@ class ContainerExecutorIT {
     }
 
     @Test
+    void the_resource_class_limits_the_primary_container_s_memory_and_cpu() throws Exception {
+        ObjectNode a = Assignments.sized(Assignments.of(job("small", List.of(image("cimg/base:2024.01", Map.of())),
+                List.of(run("Limits", "cat /sys/fs/cgroup/memory.max 2>/dev/null"
+                        + " || cat /sys/fs/cgroup/memory/memory.limit_in_bytes; nproc"))), "", "main", "abc"), 1, 512);
+
+        assertThat(harness.run(a)).contains(TaskOutcome.SUCCESS);
+
+        assertThat(harness.api.task(Assignments.jobId(a)).outputText()).contains("\n536870912\n");
+    }
+
+    @Test
     void a_service_database_is_reached_on_localhost() throws Exception {
         ObjectNode a = Assignments.of(job("with-db", List.of(image("cimg/python:3.12", Map.of()),
                 image("cimg/postgres:15.0", Map.of("POSTGRES_USER", "app", "POSTGRES_PASSWORD", "secret",

@@ -84,6 +84,13 @@ public final class Assignments {
         return copy;
     }
 
+    /** {@code assignment} with its resource class's size, as the server sends it. */
+    public static ObjectNode sized(ObjectNode assignment, int cpu, int memoryMb) {
+        ObjectNode copy = assignment.deepCopy();
+        ((ObjectNode) copy.get("job")).put("cpu", cpu).put("memory_mb", memoryMb);
+        return copy;
+    }
+
     public static String jobId(ObjectNode assignment) {
         return assignment.at("/task/job_id").asText();
     }

@@ -22,8 +22,9 @@ import java.util.concurrent.TimeUnit;
  * A step's command executed in the primary container. The exec starts in the step's directory (made first, as the
  * step's user) and carries a marker in its environment, so that killing it finds every process it started, even
  * ones that left its tree, by reading {@code /proc/*}{@code /environ} inside the container, as the host shell
- * executor does on the host. Output frames (stdout and stderr) arrive on docker-java's thread and are read through
- * {@link #output} by the step's pump.
+ * executor does on the host. Its stderr goes to its stdout inside the container, so that lines keep the order they
+ * were written in (two streams would interleave torn lines); the frames arrive on docker-java's thread and are read
+ * through {@link #output} by the step's pump.
  */
 final class ExecProcess implements StepProcess {
     private static final String MARKER = "CIRCLE_INTERNAL_STEP";
@@ -60,7 +61,7 @@ final class ExecProcess implements StepProcess {
         });
         env.add(marker);
         List<String> argv = new ArrayList<>(List.of("/bin/sh", "-c",
-                "mkdir -p -- \"$0\" && cd -- \"$0\" && exec \"$@\"", directory.toString()));
+                "mkdir -p -- \"$0\" && cd -- \"$0\" && exec \"$@\" 2>&1", directory.toString()));
         argv.addAll(command);
         try {
             String id = docker.execCreateCmd(container).withCmd(argv.toArray(String[]::new)).withEnv(env)
