@@ -195,7 +195,8 @@ gantry_recipe_cimg() {
 # shellcheck disable=SC2016
 gantry_docker_cli_hook() {
   echo '--customize-hook=chroot "$1" sh -ec "cd /tmp; apt-get download -qq docker.io; \
-dpkg-deb --fsys-tarfile docker.io_*.deb | tar -x -C / ./usr/bin/docker; rm docker.io_*.deb; docker --version >/dev/null"'
+dpkg-deb --fsys-tarfile docker.io_*.deb | tar -x -C / ./usr/bin/docker; rm docker.io_*.deb; \
+docker --version >/dev/null"'
 }
 
 gantry_recipe_base() {
@@ -279,13 +280,15 @@ EOF
 
 # The remote-docker sidecar: a job's own Docker Engine API, for setup_remote_docker and machine jobs. The agent runs
 # it in the network namespace of the job's primary container, where it serves on tcp://127.0.0.1:2375. It must not be
-# privileged (a privileged engine lets a job mount the host's disk), so the engine is a rootless podman run by the
-# unprivileged user podman: its containers live in a user namespace of podman's subordinate ids, which newuidmap and
-# newgidmap map with file capabilities (CAP_SETUID/SETGID, the only capabilities the sidecar keeps) instead of the
-# setuid bit: a setuid newuidmap is root in the sidecar without CAP_SYS_ADMIN, which the kernel refuses. No other
-# setuid or setgid file is left. Images and containers go to native overlayfs on the image's VOLUME (an anonymous
-# volume on the engine's disk), nested containers share the job's network (netns "host") and run without cgroup
-# limits (rootless podman on cgroup v1 cannot set any). See gantry_remote_docker_check for the create options.
+# privileged (a privileged engine lets a job mount the host's disk): the engine is a rootless podman of the user
+# podman (2375), its containers in a user namespace of podman's subordinate ids, which newuidmap and newgidmap map
+# with file capabilities (cap_setuid/cap_setgid) instead of the setuid bit, which the kernel refuses in a sidecar
+# without CAP_SYS_ADMIN. No setuid or setgid file is left. The sidecar itself runs in a user namespace of its own
+# (podman's userns=auto), without capabilities; bin/lib/remote-docker-check.sh has its create options and proves
+# them. Images and containers go to native overlayfs on the image's VOLUME (an anonymous volume: remove the sidecar
+# with its volumes). Containers get podman's bridge, which slirp4netns links to the job's network, so published ports
+# reach the job's localhost; they run without cgroup limits of their own (rootless podman on cgroup v1 sets none),
+# within the sidecar's cgroup.
 # shellcheck disable=SC2016
 gantry_recipe_remote_docker() {
   recipe_ref=gantry/remote-docker:1
@@ -293,13 +296,13 @@ gantry_recipe_remote_docker() {
   local home=/home/podman
   recipe_hooks=(--customize-hook='chroot "$1" groupadd -g 2375 podman'
     --customize-hook='chroot "$1" useradd -m -u 2375 -g 2375 -s /bin/sh podman'
-    --customize-hook='echo podman:1000000000:65536 >"$1/etc/subuid"; cp "$1/etc/subuid" "$1/etc/subgid"'
+    --customize-hook='echo podman:1000000:65536 >"$1/etc/subuid"; cp "$1/etc/subuid" "$1/etc/subgid"'
     --customize-hook='find "$1" -xdev -type f -perm /6000 -exec chmod ug-s {} +'
     --customize-hook='chroot "$1" setcap cap_setuid=ep /usr/bin/newuidmap'
     --customize-hook='chroot "$1" setcap cap_setgid=ep /usr/bin/newgidmap'
     --customize-hook="chroot \"\$1\" install -d -o podman -g podman $home/.local $home/.local/share \
 $home/.local/share/containers"
-    --customize-hook='chroot "$1" install -d -o podman -g podman -m 700 /run/user/2375'
+    --customize-hook='chroot "$1" install -d -o podman -g podman -m 700 /run/user/2375' --skip=cleanup/run
     --customize-hook="$(gantry_remote_docker_file /etc/containers/containers.conf gantry_remote_docker_conf)"
     --customize-hook="$(gantry_remote_docker_file /etc/containers/storage.conf gantry_remote_docker_storage)"
     --customize-hook="$(gantry_remote_docker_file /usr/local/bin/gantry-remote-docker gantry_remote_docker_entrypoint)"
@@ -326,11 +329,15 @@ utsns = "host"
 log_driver = "k8s-file"
 [network]
 network_backend = "netavark"
+# Docker's bridge subnet; podman's default, 10.88.0.0/16, is that of the outer engine's containers.
+default_subnet = "172.17.0.0/16"
 [engine]
 # crun refuses the hybrid cgroup v1 of Gantry's machines. No systemd here: cgroupfs, events to a file.
 runtime = "runc"
 cgroup_manager = "cgroupfs"
 events_logger = "file"
+# slirp4netns connects the bridge to the job's network namespace; 10.0.2.2 reaches the job's localhost.
+network_cmd_options = ["allow_host_loopback=true"]
 EOF
 }
 
@@ -345,15 +352,37 @@ EOF
 
 gantry_remote_docker_entrypoint() {
   cat <<'EOF'
-#!/bin/sh
+#!/bin/bash
 # Entrypoint of gantry/remote-docker (under catatonit, which reaps the conmons of ended containers): podman serving
 # the Docker Engine API on GANTRY_REMOTE_DOCKER_URL (default tcp://127.0.0.1:2375), as the unprivileged user podman.
-set -eu
+# Prints "gantry-remote-docker: ready on URL" once the API answers /_ping, for whoever waits on the logs (the agent
+# cannot exec in the sidecar: runc cannot join its user namespace and then the primary's network namespace).
+set -euo pipefail
 url=${GANTRY_REMOTE_DOCKER_URL:-tcp://127.0.0.1:2375}
+address=${url#tcp://}
 # Podman's rootless bridge network wants its runtime directory under /run; it is the image's, so a restarted sidecar
 # finds the state of its previous run there.
 find "$XDG_RUNTIME_DIR" -mindepth 1 -delete
-exec podman system service --time=0 "$url"
+
+answers() {
+  local reply
+  exec 3<>"/dev/tcp/${address%:*}/${address##*:}" || return 1
+  printf 'GET /_ping HTTP/1.0\r\n\r\n' >&3
+  reply=$(cat <&3)
+  exec 3>&-
+  [[ $reply == *$'\r\n\r\nOK' ]]
+}
+
+podman system service --time=0 "$url" &
+pid=$!
+trap 'kill -TERM "$pid" 2>/dev/null || true' TERM INT
+until answers 2>/dev/null; do
+  kill -0 "$pid" 2>/dev/null || { wait "$pid"; exit; }
+  sleep 0.05
+done
+echo "gantry-remote-docker: ready on $url"
+# wait returns early when a signal is trapped; the service's own end is what ends the container.
+while kill -0 "$pid" 2>/dev/null; do wait "$pid" || true; done
 EOF
 }
 
@@ -506,5 +535,37 @@ gantry_containers_setup() {
 
 gantry_containers_setup_in() {
   gantry_containers_engine "$1"
+  gantry_containers_tun
+  gantry_containers_subids
   gantry_containers_images
+}
+
+# The remote-docker sidecar runs in a user namespace of podman's --userns=auto, whose host ids podman takes from the
+# subordinate ranges of the user "containers" (no such account is needed): the range podman's documentation gives,
+# above any uid in use, is added to /etc/subuid and /etc/subgid when they have none.
+gantry_containers_subids() {
+  local file
+  for file in /etc/subuid /etc/subgid; do
+    grep -q '^containers:' "$file" 2>/dev/null && continue
+    if [ "$(id -u)" != 0 ]; then
+      gantry_containers_log "$file has no range for containers: remote docker sidecars cannot start (as root: \
+echo containers:2147483647:2147483648 >>$file)"
+      continue
+    fi
+    echo containers:2147483647:2147483648 >>"$file"
+  done
+}
+
+# gantry/remote-docker's podman connects its containers' bridge to the job's network with slirp4netns, which opens
+# /dev/net/tun (the sidecar gets it as a device, with the host node's mode). Debian's udev makes the node 0666, as
+# opening it grants nothing (a tap needs CAP_NET_ADMIN over its network namespace); without udev it is root's 0600.
+gantry_containers_tun() {
+  [ -c /dev/net/tun ] && [ "$(stat -c %a /dev/net/tun)" = 666 ] && return 0
+  if [ "$(id -u)" != 0 ]; then
+    gantry_containers_log "/dev/net/tun is not mode 0666: remote docker's containers get no network \
+(as root: chmod 666 /dev/net/tun)"
+    return 0
+  fi
+  [ -c /dev/net/tun ] || { mkdir -p /dev/net && mknod /dev/net/tun c 10 200; }
+  chmod 666 /dev/net/tun
 }

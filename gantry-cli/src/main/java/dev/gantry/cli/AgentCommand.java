@@ -140,7 +140,7 @@ final class AgentCommand implements Callable<Integer> {
                         new ParameterException(spec.commandLine(), "no Docker Engine API found: set DOCKER_HOST or "
                                 + "--docker-host, start Docker or 'podman system service' (bin/containers setup "
                                 + "does it here), or run jobs unisolated on this host with --executor shell"));
-                DockerExecutor docker = new DockerExecutor(host, settings.name(), TaskSettings.DEFAULT_KILL_GRACE);
+                DockerExecutor docker = new DockerExecutor(host, settings.name());
                 try {
                     out.println("Executor: docker, on " + docker.version());
                     out.flush();

@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
  * A task on the agent's host shell: processes are the agent's children, marked in their environment
@@ -85,6 +86,12 @@ final class HostSandbox implements Sandbox {
     public Path share(String name, String content) throws IOException {
         Path dir = Files.createDirectories(request.taskRoot().resolve("shared"));
         return Files.writeString(dir.resolve(name), content, StandardCharsets.UTF_8);
+    }
+
+    @Override
+    public String remoteDocker(Consumer<String> say) throws SandboxException {
+        throw new SandboxException("setup_remote_docker needs the docker executor: this agent runs jobs on its host "
+                + "shell (--executor shell), where the job uses whatever Docker the host has");
     }
 
     @Override

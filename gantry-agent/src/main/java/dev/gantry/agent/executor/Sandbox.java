@@ -5,6 +5,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Consumer;
 
 /**
  * One task's place to run: where its steps' processes start and where its files live. Paths given to a sandbox are
@@ -45,6 +46,14 @@ public interface Sandbox extends AutoCloseable {
      * and returns its path in the sandbox.
      */
     Path share(String name, String content) throws IOException;
+
+    /**
+     * Gives the job a Docker Engine API of its own ({@code setup_remote_docker}), started once; returns the
+     * {@code DOCKER_HOST} later steps reach it at.
+     *
+     * @throws SandboxException when this sandbox cannot, with the reason
+     */
+    String remoteDocker(Consumer<String> say) throws SandboxException, InterruptedException;
 
     /** True once a step asked to end the job successfully here ({@code circleci step halt}). */
     boolean halted();

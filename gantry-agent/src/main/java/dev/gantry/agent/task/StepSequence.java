@@ -1,5 +1,6 @@
 package dev.gantry.agent.task;
 
+import dev.gantry.agent.executor.SandboxException;
 import dev.gantry.agent.protocol.LeaseLostException;
 import dev.gantry.agent.protocol.ProtocolException;
 import dev.gantry.agent.protocol.StepReport;
@@ -137,11 +138,24 @@ final class StepSequence {
                 case Step.AttachWorkspace attach -> WorkspaceSteps.attach(ctx, attach);
                 case Step.StoreArtifacts artifacts -> ArtifactStep.run(ctx, artifacts);
                 case Step.StoreTestResults results -> TestResultsStep.run(ctx, results);
-                case Step.SetupRemoteDocker s -> unsupported(s);
+                case Step.SetupRemoteDocker s -> remoteDocker();
                 case Step.AddSshKeys s -> unsupported(s);
             };
         } catch (IOException | UncheckedIOException | ProtocolException | IllegalArgumentException e) {
             ctx.log().line("The step failed: " + e.getMessage());
+            return StepResult.FAILED;
+        }
+    }
+
+    /** {@code setup_remote_docker}: the job's own Docker engine, which the later steps reach at DOCKER_HOST. */
+    private StepResult remoteDocker() throws InterruptedException {
+        try {
+            String host = ctx.sandbox().remoteDocker(ctx.log()::line);
+            ctx.environment().put("DOCKER_HOST", host); // the environment every later step starts from
+            ctx.log().line("DOCKER_HOST=" + host);
+            return StepResult.SUCCESS;
+        } catch (SandboxException e) {
+            ctx.log().line("Cannot set up remote Docker: " + e.getMessage());
             return StepResult.FAILED;
         }
     }

@@ -64,7 +64,7 @@ class ContainerExecutorIT {
         Map<String, String> agentEnvironment = new HashMap<>(System.getenv());
         agentEnvironment.put("GANTRY_AGENT_TOKEN", TOKEN);
         agentEnvironment.put("GANTRY_HOME", gantryHome.toString());
-        harness = new TaskHarness(work, new DockerExecutor(host, "it-agent", Duration.ofSeconds(1)),
+        harness = new TaskHarness(work, new DockerExecutor(host, "it-agent"),
                 agentEnvironment);
     }
 
@@ -226,6 +226,46 @@ class ContainerExecutorIT {
         double mean = totals.stream().mapToDouble(Double::doubleValue).average().orElseThrow();
         assertThat(totals.stream().mapToDouble(Double::doubleValue).max().orElseThrow())
                 .as("the slowest node against the mean of %s", totals).isLessThanOrEqualTo(1.15 * mean);
+    }
+
+    /** Makes a tiny image in the job's own engine out of the job's dash and libc: no registry is reachable here. */
+    static final String MINI_IMAGE = "mkdir -p r && cp --parents /bin/sh /lib/x86_64-linux-gnu/libc.so.6"
+            + " /lib64/ld-linux-x86-64.so.2 r/ && tar -C r -c . | docker import - mini:1 >/dev/null\n";
+
+    @Test
+    void setup_remote_docker_gives_the_job_an_engine_of_its_own_that_builds_and_runs() throws Exception {
+        ObjectNode a = Assignments.of(job("remote", List.of(image("cimg/base:2024.01", Map.of())), List.of(
+                new Step.SetupRemoteDocker("Remote", null, false, ON_SUCCESS),
+                run("Build and run", MINI_IMAGE
+                        + "printf 'FROM mini:1\\nRUN echo built-in-the-job > /built\\nCMD [\"/bin/sh\", \"-c\","
+                        + " \"read x < /built; echo $x\"]\\n' > Dockerfile\n"
+                        + "docker build -q -t made:1 . >/dev/null && docker run --rm made:1\n"
+                        + "docker run --rm -v /:/host mini:1 /bin/sh -c 'if [ -e /host" + gantryHome
+                        + " ] || [ -e /host/run/gantry-containers ]; then echo ESCAPED; else echo contained; fi'"))),
+                "", "main", "abc");
+
+        Optional<TaskOutcome> outcome = harness.run(a);
+
+        String output = harness.api.task(Assignments.jobId(a)).outputText();
+        assertThat(outcome).as(output).contains(TaskOutcome.SUCCESS);
+        assertThat(output).contains("DOCKER_HOST=tcp://127.0.0.1:2375", "built-in-the-job", "contained")
+                .doesNotContain("ESCAPED");
+        assertThat(containersOf(Assignments.jobId(a))).as("the engine goes with the job").isEmpty();
+    }
+
+    @Test
+    void a_machine_job_runs_in_the_machine_image_with_sudo_and_its_own_docker() throws Exception {
+        ObjectNode a = Assignments.of(Assignments.machineJob("vm", "ubuntu-2204:2024.01.1", List.of(run("Look",
+                "echo user=$(id -un); sudo -n true && echo sudo-ok\n" + MINI_IMAGE
+                        + "docker run --rm mini:1 /bin/sh -c 'echo hello from a nested container'"))),
+                "", "main", "abc");
+
+        Optional<TaskOutcome> outcome = harness.run(a);
+
+        String output = harness.api.task(Assignments.jobId(a)).outputText();
+        assertThat(outcome).as(output).contains(TaskOutcome.SUCCESS);
+        assertThat(output).contains("Executor: machine, emulated", "user=circleci", "sudo-ok",
+                "hello from a nested container");
     }
 
     @Test

@@ -33,6 +33,12 @@ public final class Assignments {
                 null, Map.of("JOB_VAR", "from-job"), List.of(), null, Map.of(), steps);
     }
 
+    /** A {@code machine} job on {@code image} (null: the default machine image). */
+    public static PlanJob machineJob(String name, String image, List<Step> steps) {
+        return new PlanJob(name, name, JobType.BUILD, Map.of(), "medium", new Executor.Machine(image, false), 1, null,
+                null, Map.of("JOB_VAR", "from-job"), List.of(), null, Map.of(), steps);
+    }
+
     /** An image as a config names it, with {@code environment} and nothing else set. */
     public static Executor.DockerImage image(String image, Map<String, String> environment) {
         return new Executor.DockerImage(image, null, null, null, null, environment, null);

@@ -18,6 +18,7 @@ import dev.gantry.agent.executor.StepProcess;
 import dev.gantry.agent.executor.Trees;
 import dev.gantry.config.plan.Executor.Docker;
 import dev.gantry.config.plan.Executor.DockerImage;
+import dev.gantry.config.plan.Executor.Machine;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -51,65 +52,79 @@ final class ContainerSandbox implements Sandbox {
     private static final Logger LOG = LoggerFactory.getLogger(ContainerSandbox.class);
     static final String MOUNTS = "/.gantry";
     static final String BIN = MOUNTS + "/bin";
+    /** What a {@code machine} job without an image runs in: the stand-in {@code bin/containers} builds. */
+    static final String DEFAULT_MACHINE_IMAGE = "ubuntu-2204:current";
     /** Keeps the primary alive when the job gives it no command: CircleCI ignores its entrypoint then, too. */
     private static final List<String> KEEP_ALIVE = List.of("/bin/sh", "-c",
             "trap 'exit 0' TERM INT; while :; do sleep 86400 & wait $!; done");
 
     private final DockerClient docker;
+    private final Task task;
     private final String primary;
-    private final List<String> services;
-    private final Path transfer;
-    private final Path control;
+    /** The service containers and the job's own Docker engine, if any: removed before the primary, whose network they use. */
+    private final List<String> sidecars;
+    private final Mounts mounts;
     private final Path home;
     private final List<String> notes;
-    private final Duration killGrace;
+    private String remoteDocker;
 
-    private ContainerSandbox(DockerClient docker, String primary, List<String> services, Path transfer, Path control,
-                             Path home, List<String> notes, Duration killGrace) {
+    /** What one task's containers share. */
+    private record Task(SandboxRequest request, Map<String, String> labels, ImagePuller puller, boolean machine) {
+    }
+
+    private ContainerSandbox(DockerClient docker, Task task, String primary, List<String> sidecars, Mounts mounts,
+                             Path home, List<String> notes, String remoteDocker) {
         this.docker = docker;
+        this.task = task;
         this.primary = primary;
-        this.services = services;
-        this.transfer = transfer;
-        this.control = control;
+        this.sidecars = sidecars;
+        this.mounts = mounts;
         this.home = home;
         this.notes = notes;
-        this.killGrace = killGrace;
+        this.remoteDocker = remoteDocker;
     }
 
     /** Pulls what is missing, creates and starts the containers; removes what it made if any of it fails. */
     static ContainerSandbox open(DockerClient docker, SandboxRequest request, Map<String, String> labels,
-                                 Duration killGrace, Consumer<String> say)
+                                 Consumer<String> say)
             throws SandboxException, InterruptedException {
-        Docker executor = request.docker();
+        boolean machine = request.executor() instanceof Machine;
+        Docker executor = machine ? new Docker(List.of(new DockerImage(machineImage((Machine) request.executor()),
+                null, null, null, null, Map.of(), null))) : request.docker();
         if (executor == null) {
-            throw new SandboxException("this agent runs docker jobs only; the job asks for a "
+            throw new SandboxException("this agent runs docker and machine jobs only; the job asks for a "
                     + (request.executor() == null ? "job without an executor" : request.executor().kind()
                     + " executor"));
         }
         List<String> made = new ArrayList<>();
         try {
-            Path root = request.taskRoot();
-            Mounts mounts = Mounts.create(root);
+            Mounts mounts = Mounts.create(request.taskRoot());
             List<String> notes = new ArrayList<>();
-            ImagePuller puller = new ImagePuller(docker, request.variables(), say);
+            Task task = new Task(request, labels, new ImagePuller(docker, request.variables(), say), machine);
             DockerImage first = executor.images().get(0);
-            InspectImageResponse primaryImage = puller.ensure(first.image(), first.auth());
-            String primary = create(docker, primaryContainer(docker, request, first, primaryImage, mounts, labels,
-                    executor), made, notes);
+            InspectImageResponse primaryImage = task.puller().ensure(first.image(), first.auth());
+            String primary = create(docker, primaryContainer(docker, task, first, primaryImage, mounts, executor),
+                    made, notes);
             docker.startContainerCmd(primary).exec();
-            List<String> services = new ArrayList<>();
+            List<String> sidecars = new ArrayList<>();
             for (DockerImage image : executor.images().subList(1, executor.images().size())) {
-                puller.ensure(image.image(), image.auth());
+                task.puller().ensure(image.image(), image.auth());
                 String service = create(docker, serviceContainer(docker, request, image, primary, labels), made,
                         notes);
                 docker.startContainerCmd(service).exec();
-                services.add(service);
+                sidecars.add(service);
                 say.accept("Started service container " + image.image()
                         + (image.name() == null ? "" : " as " + image.name()) + ", reached on localhost");
             }
-            ContainerSandbox sandbox = new ContainerSandbox(docker, primary, services, mounts.transfer(), mounts.control(), null,
-                    notes, killGrace);
-            return sandbox.withHome(sandbox.probeHome());
+            String remoteDocker = null;
+            if (machine) {
+                remoteDocker = RemoteDocker.start(docker, task.puller(), primary, request.name(), labels,
+                        request.memoryMb(), made);
+                sidecars.add(remoteDocker);
+            }
+            String declared = first.user() == null ? imageVariable(primaryImage, "HOME") : null;
+            Path home = declared != null ? Path.of(declared) : probeHome(docker, primary);
+            return new ContainerSandbox(docker, task, primary, sidecars, mounts, home, notes, remoteDocker);
         } catch (DockerException | UncheckedIOException e) {
             made.forEach(id -> remove(docker, id));
             throw new SandboxException("cannot start the job's containers: " + message(e), e);
@@ -122,19 +137,22 @@ final class ContainerSandbox implements Sandbox {
         }
     }
 
-    private ContainerSandbox withHome(Path home) {
-        return new ContainerSandbox(docker, primary, services, transfer, control, home, notes, killGrace);
+    /** The container image that stands for a machine image: the one named, else {@link #DEFAULT_MACHINE_IMAGE}. */
+    static String machineImage(Machine machine) {
+        return machine.image() == null || machine.image().isBlank() ? DEFAULT_MACHINE_IMAGE : machine.image();
     }
 
-    private static CreateContainerCmd primaryContainer(DockerClient docker, SandboxRequest request,
-                                                       DockerImage image, InspectImageResponse inspected,
-                                                       Mounts mounts, Map<String, String> labels, Docker executor) {
+    private static CreateContainerCmd primaryContainer(DockerClient docker, Task task, DockerImage image,
+                                                       InspectImageResponse inspected, Mounts mounts,
+                                                       Docker executor) {
+        SandboxRequest request = task.request();
         List<String> env = new ArrayList<>();
-        List<String> imageEnv = inspected.getConfig() == null || inspected.getConfig().getEnv() == null ? List.of()
-                : List.of(inspected.getConfig().getEnv());
-        String path = imageEnv.stream().filter(e -> e.startsWith("PATH=")).map(e -> e.substring(5)).findFirst()
-                .orElse("/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
-        env.add("PATH=" + path + ":" + BIN); // the image's own tools come first
+        String path = imageVariable(inspected, "PATH");
+        env.add((path == null ? "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" : "PATH=" + path)
+                + ":" + BIN); // the image's own tools come first
+        if (task.machine()) {
+            env.add("DOCKER_HOST=" + RemoteDocker.DOCKER_HOST);
+        }
         image.environment().forEach((k, v) -> env.add(k + "=" + v));
         List<String> hosts = new ArrayList<>();
         for (DockerImage service : executor.images().subList(1, executor.images().size())) {
@@ -151,7 +169,7 @@ final class ContainerSandbox implements Sandbox {
             host.withMemory(request.memoryMb() * 1024L * 1024L);
         }
         CreateContainerCmd create = docker.createContainerCmd(image.image()).withName(request.name())
-                .withLabels(labels).withEnv(env).withHostConfig(host);
+                .withLabels(task.labels()).withEnv(env).withHostConfig(host);
         if (image.user() != null) {
             create.withUser(image.user());
         }
@@ -216,8 +234,24 @@ final class ContainerSandbox implements Sandbox {
         return created.getId();
     }
 
-    /** Where {@code ~} is for the step's user: {@code $HOME} as an exec sees it, else {@code /}. */
-    private Path probeHome() throws SandboxException, InterruptedException {
+    /** A variable the image's configuration sets, or null. */
+    private static String imageVariable(InspectImageResponse image, String name) {
+        if (image.getConfig() == null || image.getConfig().getEnv() == null) {
+            return null;
+        }
+        for (String variable : image.getConfig().getEnv()) {
+            if (variable.startsWith(name + "=")) {
+                return variable.substring(name.length() + 1);
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Where {@code ~} is for the step's user when the image does not declare {@code HOME} for its own user (or the job
+     * names another user): {@code $HOME} as an exec sees it, from the container's passwd, else {@code /}.
+     */
+    private static Path probeHome(DockerClient docker, String primary) throws SandboxException, InterruptedException {
         Exec.Result result = Exec.quiet(docker, primary, null, List.of("/bin/sh", "-c", "printf '%s' \"$HOME\""));
         if (result.exitCode() != 0) {
             throw new SandboxException("the primary image cannot run /bin/sh, which steps need: "
@@ -260,7 +294,7 @@ final class ContainerSandbox implements Sandbox {
     @Override
     public void write(Path tree, Path directory) throws IOException, InterruptedException {
         String name = UUID.randomUUID() + ".tar";
-        Path archive = transfer.resolve(name);
+        Path archive = mounts.transfer().resolve(name);
         try {
             Tars.create(tree, archive);
             Exec.Result result = Exec.quiet(docker, primary, null, List.of("/bin/sh", "-c",
@@ -278,29 +312,52 @@ final class ContainerSandbox implements Sandbox {
 
     @Override
     public Path share(String name, String content) throws IOException {
-        Files.writeString(transfer.resolve(name), content, StandardCharsets.UTF_8);
+        Files.writeString(mounts.transfer().resolve(name), content, StandardCharsets.UTF_8);
         return Path.of(MOUNTS, "transfer", name);
     }
 
     @Override
     public boolean halted() {
-        return Files.exists(control.resolve("halt"));
+        return Files.exists(mounts.control().resolve("halt"));
+    }
+
+    @Override
+    public String remoteDocker(Consumer<String> say) throws SandboxException, InterruptedException {
+        if (remoteDocker == null) {
+            List<String> made = new ArrayList<>();
+            try {
+                remoteDocker = RemoteDocker.start(docker, task.puller(), primary, task.request().name(),
+                        task.labels(), task.request().memoryMb(), made);
+            } finally {
+                sidecars.addAll(made);
+            }
+            say.accept("Started the job's own Docker engine: a rootless Podman in an unprivileged container beside"
+                    + " this one, at " + RemoteDocker.DOCKER_HOST + " (DOCKER_HOST); docker build and docker run work;"
+                    + " bind mounts name the engine's files, not the job's, as with CircleCI's remote Docker.");
+        }
+        return RemoteDocker.DOCKER_HOST;
     }
 
     @Override
     public List<String> describe() {
         List<String> lines = new ArrayList<>();
+        int services = sidecars.size() - (remoteDocker == null ? 0 : 1);
+        if (task.machine()) {
+            lines.add("Executor: machine, emulated: the steps run in a container of the image, not in a virtual "
+                    + "machine, as its user with passwordless sudo where the image gives it; Docker is the job's own "
+                    + "rootless Podman engine at " + RemoteDocker.DOCKER_HOST + " (DOCKER_HOST).");
+        }
         lines.add("Executor: docker. Steps run in container " + DockerExecutor.shortId(primary)
-                + (services.isEmpty() ? "" : " with " + services.size() + " service container"
-                + (services.size() == 1 ? "" : "s") + " on its localhost") + ".");
+                + (services == 0 ? "" : " with " + services + " service container" + (services == 1 ? "" : "s")
+                + " on its localhost") + ".");
         lines.addAll(notes);
         return lines;
     }
 
     @Override
     public void close() {
-        for (String service : services) {
-            remove(docker, service);
+        for (String sidecar : sidecars) {
+            remove(docker, sidecar);
         }
         remove(docker, primary);
     }

@@ -40,15 +40,13 @@ public final class DockerExecutor implements Executor {
     private final URI host;
     private final String agentName;
     private final String process = processLabel(ProcessHandle.current());
-    private final Duration killGrace;
 
     /**
      * @param host      the Docker Engine API's address: {@code unix:///var/run/docker.sock},
      *                  {@code unix:///run/podman/podman.sock} or {@code tcp://host:2375}
      * @param agentName the agent's name, on every container's labels
-     * @param killGrace how long a killed step has between TERM and KILL
      */
-    public DockerExecutor(URI host, String agentName, Duration killGrace) {
+    public DockerExecutor(URI host, String agentName) {
         DockerClientConfig config = DefaultDockerClientConfig.createDefaultConfigBuilder()
                 .withDockerHost(host.toString()).build();
         // no response timeout: a step's output stream may be quiet for as long as its no_output_timeout
@@ -57,7 +55,6 @@ public final class DockerExecutor implements Executor {
         this.docker = DockerClientImpl.getInstance(config, http);
         this.host = host;
         this.agentName = agentName;
-        this.killGrace = killGrace;
     }
 
     /**
@@ -100,7 +97,7 @@ public final class DockerExecutor implements Executor {
     @Override
     public Sandbox open(SandboxRequest request, Consumer<String> say) throws SandboxException, InterruptedException {
         return ContainerSandbox.open(docker, request, Map.of(AGENT_LABEL, agentName, PROCESS_LABEL, process,
-                TASK_LABEL, request.name()), killGrace, say);
+                TASK_LABEL, request.name()), say);
     }
 
     @Override
