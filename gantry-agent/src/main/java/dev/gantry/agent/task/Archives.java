@@ -1,5 +1,6 @@
 package dev.gantry.agent.task;
 
+import dev.gantry.agent.executor.Tars;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
@@ -8,10 +9,7 @@ import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermission;
-import java.util.EnumSet;
 import java.util.List;
-import java.util.Set;
 import java.util.function.Function;
 import java.util.stream.Stream;
 import java.util.zip.GZIPInputStream;
@@ -48,31 +46,12 @@ final class Archives {
                 for (Path path : paths) {
                     String relative = root.source().relativize(path).toString().replace('\\', '/');
                     String name = relative.isEmpty() ? root.name() : root.name() + "/" + relative;
-                    add(tar, path, name);
+                    Tars.add(tar, path, name);
                     count++;
                 }
             }
         }
         return count;
-    }
-
-    private static void add(TarArchiveOutputStream tar, Path path, String name) throws IOException {
-        if (Files.isSymbolicLink(path)) {
-            TarArchiveEntry entry = new TarArchiveEntry(name, TarArchiveEntry.LF_SYMLINK);
-            entry.setLinkName(Files.readSymbolicLink(path).toString());
-            tar.putArchiveEntry(entry);
-            tar.closeArchiveEntry();
-            return;
-        }
-        boolean directory = Files.isDirectory(path, LinkOption.NOFOLLOW_LINKS);
-        TarArchiveEntry entry = new TarArchiveEntry(path, directory ? name + "/" : name, LinkOption.NOFOLLOW_LINKS);
-        entry.setMode((directory ? TarArchiveEntry.DEFAULT_DIR_MODE & ~0777 : TarArchiveEntry.DEFAULT_FILE_MODE & ~0777)
-                | mode(path));
-        tar.putArchiveEntry(entry);
-        if (!directory) {
-            Files.copy(path, tar);
-        }
-        tar.closeArchiveEntry();
     }
 
     /**
@@ -109,7 +88,7 @@ final class Archives {
     private static void write(TarArchiveInputStream tar, TarArchiveEntry entry, Path target) throws IOException {
         if (entry.isDirectory()) {
             Files.createDirectories(target);
-            setMode(target, entry.getMode());
+            Tars.setMode(target, entry.getMode());
             return;
         }
         Files.createDirectories(target.getParent());
@@ -122,36 +101,7 @@ final class Archives {
             return;
         }
         Files.copy(tar, target);
-        setMode(target, entry.getMode());
-    }
-
-    private static int mode(Path path) throws IOException {
-        try {
-            int mode = 0;
-            for (PosixFilePermission p : Files.getPosixFilePermissions(path, LinkOption.NOFOLLOW_LINKS)) {
-                mode |= 1 << (8 - p.ordinal());
-            }
-            return mode;
-        } catch (UnsupportedOperationException e) {
-            return Files.isDirectory(path) ? 0755 : 0644;
-        }
-    }
-
-    private static void setMode(Path path, int mode) throws IOException {
-        Set<PosixFilePermission> permissions = EnumSet.noneOf(PosixFilePermission.class);
-        for (PosixFilePermission p : PosixFilePermission.values()) {
-            if ((mode & (1 << (8 - p.ordinal()))) != 0) {
-                permissions.add(p);
-            }
-        }
-        // the owner keeps write access, or the task directory could not be removed afterwards
-        permissions.add(PosixFilePermission.OWNER_WRITE);
-        permissions.add(PosixFilePermission.OWNER_READ);
-        try {
-            Files.setPosixFilePermissions(path, permissions);
-        } catch (UnsupportedOperationException e) {
-            // not a POSIX file system: keep the defaults
-        }
+        Tars.setMode(target, entry.getMode());
     }
 
     static boolean exists(Path path) {

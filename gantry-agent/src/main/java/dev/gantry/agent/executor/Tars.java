@@ -1,4 +1,4 @@
-package dev.gantry.agent.executor.docker;
+package dev.gantry.agent.executor;
 
 import java.io.BufferedOutputStream;
 import java.io.IOException;
@@ -17,16 +17,17 @@ import org.apache.commons.compress.archivers.tar.TarArchiveInputStream;
 import org.apache.commons.compress.archivers.tar.TarArchiveOutputStream;
 
 /**
- * Plain tar streams between the host and a container: what the Docker API's archive endpoint sends, and what the
- * image's {@code tar} extracts. Directories, files with their permission bits and symbolic links (never followed)
- * are kept; an entry that would land outside the target directory is refused. Stateless and thread-safe.
+ * Tar entries as the agent writes and reads them: plain tar streams between the host and a container (what the
+ * Docker API's archive endpoint sends, and what the image's {@code tar} extracts), and the entries of the
+ * {@code tar.gz} caches and workspace layers. Directories, files with their permission bits and symbolic links (never
+ * followed) are kept; an entry that would land outside the target directory is refused. Stateless and thread-safe.
  */
-final class Tars {
+public final class Tars {
     private Tars() {
     }
 
     /** Writes every entry under {@code tree} (not {@code tree} itself) into a new tar at {@code archive}. */
-    static void create(Path tree, Path archive) throws IOException {
+    public static void create(Path tree, Path archive) throws IOException {
         List<Path> paths;
         try (Stream<Path> walk = Files.walk(tree)) {
             paths = walk.filter(p -> !p.equals(tree)).sorted().toList();
@@ -36,33 +37,39 @@ final class Tars {
             tar.setLongFileMode(TarArchiveOutputStream.LONGFILE_POSIX);
             tar.setBigNumberMode(TarArchiveOutputStream.BIGNUMBER_POSIX);
             for (Path path : paths) {
-                String name = tree.relativize(path).toString();
-                if (Files.isSymbolicLink(path)) {
-                    TarArchiveEntry entry = new TarArchiveEntry(name, TarArchiveEntry.LF_SYMLINK);
-                    entry.setLinkName(Files.readSymbolicLink(path).toString());
-                    tar.putArchiveEntry(entry);
-                    tar.closeArchiveEntry();
-                    continue;
-                }
-                boolean directory = Files.isDirectory(path, LinkOption.NOFOLLOW_LINKS);
-                TarArchiveEntry entry = new TarArchiveEntry(path, directory ? name + "/" : name,
-                        LinkOption.NOFOLLOW_LINKS);
-                entry.setMode((directory ? 040000 : 0100000) | mode(path));
-                entry.setUserId(0);
-                entry.setGroupId(0);
-                entry.setUserName("");
-                entry.setGroupName("");
-                tar.putArchiveEntry(entry);
-                if (!directory) {
-                    Files.copy(path, tar);
-                }
-                tar.closeArchiveEntry();
+                add(tar, path, tree.relativize(path).toString());
             }
         }
     }
 
+    /**
+     * Adds {@code path} (not what is under it) as the entry {@code name}: a symbolic link as a link, a directory or a
+     * file with its permission bits and no owner (whoever extracts it owns it).
+     */
+    public static void add(TarArchiveOutputStream tar, Path path, String name) throws IOException {
+        if (Files.isSymbolicLink(path)) {
+            TarArchiveEntry entry = new TarArchiveEntry(name, TarArchiveEntry.LF_SYMLINK);
+            entry.setLinkName(Files.readSymbolicLink(path).toString());
+            tar.putArchiveEntry(entry);
+            tar.closeArchiveEntry();
+            return;
+        }
+        boolean directory = Files.isDirectory(path, LinkOption.NOFOLLOW_LINKS);
+        TarArchiveEntry entry = new TarArchiveEntry(path, directory ? name + "/" : name, LinkOption.NOFOLLOW_LINKS);
+        entry.setMode((directory ? 040000 : 0100000) | mode(path));
+        entry.setUserId(0);
+        entry.setGroupId(0);
+        entry.setUserName("");
+        entry.setGroupName("");
+        tar.putArchiveEntry(entry);
+        if (!directory) {
+            Files.copy(path, tar);
+        }
+        tar.closeArchiveEntry();
+    }
+
     /** Extracts the tar on {@code in} under {@code target}, which must exist. */
-    static void extract(InputStream in, Path target) throws IOException {
+    public static void extract(InputStream in, Path target) throws IOException {
         Path root = target.toAbsolutePath().normalize();
         try (TarArchiveInputStream tar = new TarArchiveInputStream(in)) {
             TarArchiveEntry entry;
@@ -90,28 +97,43 @@ final class Tars {
                     Files.createDirectories(to.getParent());
                     Files.deleteIfExists(to);
                     Files.copy(tar, to);
-                    setMode(to, entry.getMode() | 0600);
+                    setMode(to, entry.getMode());
                 }
                 // devices, fifos and sockets are not files a step can store: skipped
             }
         }
     }
 
-    private static int mode(Path path) throws IOException {
-        int mode = 0;
-        for (PosixFilePermission p : Files.getPosixFilePermissions(path, LinkOption.NOFOLLOW_LINKS)) {
-            mode |= 1 << (8 - p.ordinal());
+    /** The permission bits of {@code path} (0755 or 0644 on a file system without them). */
+    public static int mode(Path path) throws IOException {
+        try {
+            int mode = 0;
+            for (PosixFilePermission p : Files.getPosixFilePermissions(path, LinkOption.NOFOLLOW_LINKS)) {
+                mode |= 1 << (8 - p.ordinal());
+            }
+            return mode;
+        } catch (UnsupportedOperationException e) {
+            return Files.isDirectory(path) ? 0755 : 0644;
         }
-        return mode;
     }
 
-    private static void setMode(Path path, int mode) throws IOException {
+    /**
+     * Sets {@code path}'s permission bits to {@code mode}, its owner keeping read and write (or the task's directory
+     * could not be removed afterwards); nothing on a file system without them.
+     */
+    public static void setMode(Path path, int mode) throws IOException {
         Set<PosixFilePermission> permissions = EnumSet.noneOf(PosixFilePermission.class);
         for (PosixFilePermission p : PosixFilePermission.values()) {
             if ((mode & (1 << (8 - p.ordinal()))) != 0) {
                 permissions.add(p);
             }
         }
-        Files.setPosixFilePermissions(path, permissions);
+        permissions.add(PosixFilePermission.OWNER_READ);
+        permissions.add(PosixFilePermission.OWNER_WRITE);
+        try {
+            Files.setPosixFilePermissions(path, permissions);
+        } catch (UnsupportedOperationException e) {
+            // not a POSIX file system: keep the defaults
+        }
     }
 }
