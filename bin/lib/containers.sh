@@ -4,17 +4,27 @@
 # and the small stand-in images that CircleCI configs name (cimg/base, cimg/python, cimg/postgres, the machine image
 # ubuntu-2204), built from Debian packages with mmdebstrap because this machine reaches no image registry, plus
 # gantry/remote-docker, the unprivileged sidecar that gives a job its own Docker API (setup_remote_docker, machine).
+# For tests of private images it also runs a registry on 127.0.0.1:5000 that wants a login (see "Registry" below).
 #
 # gantry_containers_setup exports DOCKER_HOST (and CONTAINERS_CONF when the engine is our podman). It is idempotent:
 # when the engine answers and every image carries the label of its current recipe it starts and builds nothing.
 # Written for callers under set -euo pipefail. Messages go to stderr. Knobs: GANTRY_CONTAINERS_STATE (socket, pid,
-# log, containers.conf), GANTRY_IMAGE_CACHE (rootfs tarballs of built images), GANTRY_DEBIAN_MIRROR,
+# log, containers.conf, registries.conf, the registry's storage), GANTRY_IMAGE_CACHE (rootfs tarballs of built images), GANTRY_DEBIAN_MIRROR,
 # GANTRY_IMAGE_JOBS (image builds at once, default 3).
 
 GANTRY_IMAGES=(base python postgres machine remote_docker)
 GANTRY_DEBIAN_SUITE=bookworm
-# command -> Debian package that provides it; curl talks to the API, catatonit is the init of podman's pod infra.
-GANTRY_CONTAINER_TOOLS=(podman:podman runc:runc mmdebstrap:mmdebstrap catatonit:catatonit curl:curl flock:util-linux)
+# command -> Debian package that provides it; curl talks to the API, catatonit is the init of podman's pod infra,
+# docker-registry and htpasswd (bcrypt, which the registry requires) serve the test registry.
+GANTRY_CONTAINER_TOOLS=(podman:podman runc:runc mmdebstrap:mmdebstrap catatonit:catatonit curl:curl flock:util-linux
+  docker-registry:docker-registry htpasswd:apache2-utils)
+
+# The test registry: plain HTTP on loopback, with a login. These are test credentials, not secrets; tests use them.
+GANTRY_REGISTRY=127.0.0.1:5000
+GANTRY_REGISTRY_USER=gantry
+GANTRY_REGISTRY_PASSWORD=gantry-registry-secret
+# What it holds, pushed from cimg/base: a job naming it must pull it, with the credentials above.
+GANTRY_REGISTRY_IMAGE=gantry/private:1
 
 gantry_containers_log() {
   echo "gantry-containers: $*" >&2
@@ -102,17 +112,49 @@ gantry_containers_conf() {
   text=$(printf '%s\n' '[containers]' \
     "default_ulimits = [\"nofile=$nofile:$nofile\", \"nproc=$nproc:$nproc\"]" \
     '[engine]' 'runtime = "runc"' 'cgroup_manager = "cgroupfs"' 'events_logger = "file"')
-  if [ ! -f "$conf" ] || [ "$(cat "$conf")" != "$text" ]; then
-    printf '%s\n' "$text" >"$conf"
-  fi
+  gantry_write_if_changed "$conf" "$text"
   export CONTAINERS_CONF=$conf
+  gantry_containers_registries_conf "$state"
+}
+
+# Writes file $1 with text $2 unless it already has exactly that.
+gantry_write_if_changed() {
+  [ -f "$1" ] && [ "$(cat "$1")" = "$2" ] || printf '%s\n' "$2" >"$1"
+}
+
+# Writes registries.conf for our podman and exports CONTAINERS_REGISTRIES_CONF: the system file's settings (Debian's
+# has none) plus the test registry as insecure, i.e. plain HTTP. No unqualified-search-registries: a short name like
+# cimg/base then resolves to the local image only, never to a registry.
+gantry_containers_registries_conf() {
+  local state=$1 conf=$1/registries.conf text
+  text=$(grep -v -e '^[[:space:]]*#' -e '^[[:space:]]*$' /etc/containers/registries.conf 2>/dev/null || true)
+  text=$(printf '%s\n' "$text" '' '[[registry]]' "location = \"$GANTRY_REGISTRY\"" 'insecure = true')
+  gantry_write_if_changed "$conf" "$text"
+  export CONTAINERS_REGISTRIES_CONF=$conf
+}
+
+# What the podman service must have been started with: the conf files' names and contents. Podman reads them once,
+# so a service started with others (or before they changed) is restarted.
+gantry_podman_config_stamp() {
+  local var
+  for var in CONTAINERS_CONF CONTAINERS_REGISTRIES_CONF; do
+    echo "$var=${!var:-}"
+    [ -z "${!var:-}" ] || sha256sum "${!var}"
+  done
 }
 
 # Starts `podman system service` on $state/podman.sock unless that socket already answers, and waits until it does.
+# Restarts it when $state/podman.stamp shows it was started with another configuration.
 gantry_containers_start_podman() {
-  local state=$1 sock=$1/podman.sock pid i
+  local state=$1 sock=$1/podman.sock pid i stamp
   export DOCKER_HOST=unix://$sock
-  gantry_docker_answers && return 0
+  stamp=$(gantry_podman_config_stamp)
+  if gantry_docker_answers; then
+    [ "$(cat "$state/podman.stamp" 2>/dev/null)" != "$stamp" ] || return 0
+    gantry_containers_log "restarting the podman service for its new configuration (containers keep running)"
+    gantry_containers_stop_podman "$state"
+    gantry_docker_answers && gantry_containers_fail "a podman service not started here answers on $sock"
+  fi
   rm -f "$sock"
   gantry_containers_log "starting podman system service on $sock (log: $state/podman.log)"
   # setsid + nohup: the service outlives the calling script and its terminal; no inherited stdio, so whoever reads
@@ -121,6 +163,7 @@ gantry_containers_start_podman() {
     {GANTRY_CONTAINERS_LOCK_FD}>&- &
   pid=$!
   echo "$pid" >"$state/podman.pid"
+  echo "$stamp" >"$state/podman.stamp"
   for ((i = 0; i < 100; i++)); do
     gantry_docker_answers && return 0
     kill -0 "$pid" 2>/dev/null || break
@@ -130,23 +173,35 @@ gantry_containers_start_podman() {
   gantry_containers_fail "podman system service did not answer on $sock within 20 s"
 }
 
-# Stops the service that gantry_containers_start_podman started, if it still runs.
+# Stops the podman service and the registry that setup started, if they still run.
 gantry_containers_stop() {
-  local state pid i
+  local state
   state=$(gantry_containers_state_dir)
-  pid=$(cat "$state/podman.pid" 2>/dev/null) || { gantry_containers_log "no service was started here"; return 0; }
-  # The pid may have been reused since: only a podman serving our socket is ours.
-  if [[ $(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null) == *"system service"*"$state/podman.sock"* ]]; then
+  gantry_containers_stop_podman "$state"
+  gantry_stop_pid "$state/registry.pid" registry "docker-registry serve $state/registry/config.yml"
+}
+
+gantry_containers_stop_podman() {
+  gantry_stop_pid "$1/podman.pid" "podman service" "system service*$1/podman.sock" &&
+    rm -f "$1/podman.sock" "$1/podman.stamp"
+}
+
+# Stops the process of pid file $1 ($2 names it in messages) if its command line matches the glob *$3*: the pid may
+# have been reused since.
+gantry_stop_pid() {
+  local file=$1 name=$2 pid i
+  pid=$(cat "$file" 2>/dev/null) || { gantry_containers_log "no $name was started here"; return 0; }
+  if [[ $(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null) == *$3* ]]; then
     kill "$pid"
     for ((i = 0; i < 50; i++)); do
       kill -0 "$pid" 2>/dev/null || break
       sleep 0.2
     done
-    gantry_containers_log "stopped podman service $pid"
+    gantry_containers_log "stopped $name $pid"
   else
-    gantry_containers_log "podman service $pid is not running"
+    gantry_containers_log "$name $pid is not running"
   fi
-  rm -f "$state/podman.pid" "$state/podman.sock"
+  rm -f "$file"
 }
 
 # Picks the engine: a DOCKER_HOST (or /var/run/docker.sock) that already answers is used as it is, e.g. on a machine
@@ -514,6 +569,116 @@ gantry_wait_all() {
 }
 
 # ---------------------------------------------------------------------------------------------------------------------
+# Registry
+#
+# Debian's docker-registry (the CNCF distribution registry) on GANTRY_REGISTRY, plain HTTP, htpasswd auth, its storage
+# in $state/registry (under /run: lost on reboot, when setup pushes the image again). It holds GANTRY_REGISTRY_IMAGE,
+# whose digest setup writes to $state/registry-digest (tests pull it by digest too); the engine is left without it.
+
+gantry_registry_curl() {
+  curl -sS --max-time 10 -u "$GANTRY_REGISTRY_USER:$GANTRY_REGISTRY_PASSWORD" "$@"
+}
+
+gantry_registry_answers() {
+  gantry_registry_curl --fail -o /dev/null "http://$GANTRY_REGISTRY/v2/" 2>/dev/null
+}
+
+gantry_registry_config() {
+  cat <<EOF
+version: 0.1
+log:
+  level: warn
+  accesslog:
+    disabled: true
+storage:
+  filesystem:
+    rootdirectory: $1/data
+http:
+  addr: $GANTRY_REGISTRY
+auth:
+  htpasswd:
+    realm: gantry-test-registry
+    path: $1/htpasswd
+EOF
+}
+
+# Starts the registry unless it answers to our login, and waits until it does.
+gantry_registry_start() {
+  local state=$1 dir=$1/registry pid i
+  gantry_registry_answers && return 0
+  mkdir -p "$dir/data"
+  gantry_write_if_changed "$dir/config.yml" "$(gantry_registry_config "$dir")"
+  htpasswd -vb "$dir/htpasswd" "$GANTRY_REGISTRY_USER" "$GANTRY_REGISTRY_PASSWORD" >/dev/null 2>&1 ||
+    htpasswd -cbB "$dir/htpasswd" "$GANTRY_REGISTRY_USER" "$GANTRY_REGISTRY_PASSWORD" 2>/dev/null
+  gantry_containers_log "starting docker-registry on $GANTRY_REGISTRY (log: $state/registry.log)"
+  # Detached like the podman service, see gantry_containers_start_podman.
+  setsid nohup docker-registry serve "$dir/config.yml" </dev/null >>"$state/registry.log" 2>&1 \
+    {GANTRY_CONTAINERS_LOCK_FD}>&- &
+  pid=$!
+  echo "$pid" >"$state/registry.pid"
+  for ((i = 0; i < 50; i++)); do
+    gantry_registry_answers && return 0
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.2
+  done
+  tail -n 20 "$state/registry.log" >&2
+  gantry_containers_fail "docker-registry did not answer on $GANTRY_REGISTRY within 10 s"
+}
+
+# Prints the digest of manifest $1:$2 in the registry, nothing when it has none.
+gantry_registry_digest() {
+  gantry_registry_curl --fail -I 2>/dev/null \
+    -H 'Accept: application/vnd.oci.image.manifest.v1+json' \
+    -H 'Accept: application/vnd.docker.distribution.manifest.v2+json' \
+    "http://$GANTRY_REGISTRY/v2/$1/manifests/$2" | tr -d '\r' | sed -n 's/^docker-content-digest: *//Ip' || true
+}
+
+# The X-Registry-Auth header of the Engine API: base64url of the login, as the Docker client sends it.
+gantry_registry_auth_header() {
+  printf 'X-Registry-Auth: %s' "$(printf '{"username":"%s","password":"%s","serveraddress":"%s"}' \
+    "$GANTRY_REGISTRY_USER" "$GANTRY_REGISTRY_PASSWORD" "$GANTRY_REGISTRY" | base64 -w0 | tr '+/' '-_')"
+}
+
+# Makes image $1:$2 in the engine: cimg/base plus a label, committed from a container. Not cimg/base itself: podman
+# finds an image by digest whatever the repository name, so cimg/base, pushed, would be found locally by
+# 127.0.0.1:5000/gantry/private@DIGEST and never pulled.
+gantry_registry_image() {
+  local id change rc=0
+  id=$(gantry_docker_api /containers/create --fail-with-body -X POST -H 'Content-Type: application/json' \
+    -d '{"Image":"cimg/base:2024.01","Cmd":["true"]}' | sed -n 's/^{ *"Id": *"\([^"]*\)".*/\1/p')
+  [ -n "$id" ] || gantry_containers_fail "could not create a container of cimg/base:2024.01"
+  change=$(gantry_urlencode "LABEL dev.gantry.registry-image=$1:$2")
+  # Podman wants a body (the container config to merge), if only an empty one.
+  gantry_docker_api "/commit?container=$id&repo=$(gantry_urlencode "$1")&tag=$2&changes=$change" \
+    --fail-with-body -X POST -H 'Content-Type: application/json' -d '{}' >/dev/null || rc=$?
+  gantry_docker_api "/containers/$id" -X DELETE >/dev/null
+  return "$rc"
+}
+
+# Pushes GANTRY_REGISTRY_IMAGE through the engine unless the registry has it, then removes it from the engine, so
+# that a job naming it must pull it. The push reports errors in its JSON stream, with status 200.
+gantry_registry_seed() {
+  local state=$1 repo=$GANTRY_REGISTRY/${GANTRY_REGISTRY_IMAGE%:*} tag=${GANTRY_REGISTRY_IMAGE##*:} digest out
+  digest=$(gantry_registry_digest "${GANTRY_REGISTRY_IMAGE%:*}" "$tag")
+  if [ -z "$digest" ]; then
+    gantry_containers_log "pushing $repo:$tag, made from cimg/base:2024.01"
+    gantry_registry_image "$repo" "$tag"
+    out=$(gantry_docker_api "/images/$(gantry_urlencode "$repo")/push?tag=$tag" --fail-with-body -X POST \
+      -H "$(gantry_registry_auth_header)") || { echo "$out" >&2; false; }
+    gantry_docker_api "/images/$(gantry_urlencode "$repo:$tag")" -X DELETE >/dev/null 2>&1 || true
+    digest=$(gantry_registry_digest "${GANTRY_REGISTRY_IMAGE%:*}" "$tag")
+    [ -n "$digest" ] || { echo "$out" >&2; gantry_containers_fail "pushing $repo:$tag failed"; }
+  fi
+  gantry_containers_log "registry $GANTRY_REGISTRY has $GANTRY_REGISTRY_IMAGE at $digest"
+  gantry_write_if_changed "$state/registry-digest" "$digest"
+}
+
+gantry_containers_registry() {
+  gantry_registry_start "$1"
+  gantry_registry_seed "$1"
+}
+
+# ---------------------------------------------------------------------------------------------------------------------
 # Entry points
 
 # Runs $1 (a function of this file) under a lock on the state dir, so that concurrent callers build nothing twice.
@@ -527,7 +692,7 @@ gantry_containers_locked() {
   exec {GANTRY_CONTAINERS_LOCK_FD}>&-
 }
 
-# Everything: tools, engine, images. Exports DOCKER_HOST (and CONTAINERS_CONF for podman).
+# Everything: tools, engine, images, registry. Exports DOCKER_HOST (and CONTAINERS_CONF for podman).
 gantry_containers_setup() {
   gantry_containers_need_tools
   gantry_containers_locked gantry_containers_setup_in
@@ -538,6 +703,7 @@ gantry_containers_setup_in() {
   gantry_containers_tun
   gantry_containers_subids
   gantry_containers_images
+  gantry_containers_registry "$1"
 }
 
 # The remote-docker sidecar runs in a user namespace of podman's --userns=auto, whose host ids podman takes from the

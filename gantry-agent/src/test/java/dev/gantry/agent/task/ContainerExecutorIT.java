@@ -15,7 +15,10 @@ import dev.gantry.agent.executor.docker.DockerExecutor;
 import dev.gantry.agent.protocol.TaskOutcome;
 import dev.gantry.agent.testing.Assignments;
 import dev.gantry.agent.testing.FakeAgentApi.FakeTask;
+import dev.gantry.config.plan.Executor.Docker;
 import dev.gantry.config.plan.Executor.DockerImage;
+import dev.gantry.config.plan.JobType;
+import dev.gantry.config.plan.PlanJob;
 import dev.gantry.config.plan.Step;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -266,6 +269,64 @@ class ContainerExecutorIT {
         assertThat(outcome).as(output).contains(TaskOutcome.SUCCESS);
         assertThat(output).contains("Executor: machine, emulated", "user=circleci", "sudo-ok",
                 "hello from a nested container");
+    }
+
+    /** The test registry of {@code bin/containers setup}: plain HTTP on loopback, with a password. */
+    static final String PRIVATE = "127.0.0.1:5000/gantry/private";
+
+    @Test
+    void an_image_behind_a_password_is_pulled_with_the_job_s_credentials_by_tag_and_by_digest() throws Exception {
+        String digest = Files.readString(stateDir().resolve("registry-digest")).strip();
+        for (String reference : List.of(PRIVATE + ":1", PRIVATE + "@" + digest)) {
+            forget(reference);
+            ObjectNode a = Assignments.of(privateJob(reference, "gantry-registry-secret"), "", "main", "abc");
+            try {
+                Optional<TaskOutcome> outcome = harness.run(a);
+
+                String output = harness.api.task(Assignments.jobId(a)).outputText();
+                assertThat(outcome).as(output).contains(TaskOutcome.SUCCESS);
+                assertThat(output).contains("Pulling image " + reference + " with the job's credentials",
+                        ": Download complete", "Pulled image " + reference, "in the private image");
+            } finally {
+                forget(reference);
+            }
+        }
+    }
+
+    @Test
+    void a_wrong_password_is_an_infrastructure_failure_with_the_registry_s_words() throws Exception {
+        forget(PRIVATE + ":1");
+        ObjectNode a = Assignments.of(privateJob(PRIVATE + ":1", "not-the-password"), "", "main", "abc");
+
+        assertThat(harness.run(a)).contains(TaskOutcome.INFRASTRUCTURE_FAIL);
+
+        assertThat(harness.api.task(Assignments.jobId(a)).outputText())
+                .contains("cannot pull " + PRIVATE + ":1", "unauthorized: authentication required");
+    }
+
+    /** A job in {@code image} whose auth names the password through a variable of the job, as configs do. */
+    private static PlanJob privateJob(String image, String password) {
+        DockerImage primary = new DockerImage(image, null, null, null, null, Map.of(),
+                Map.of("username", "gantry", "password", "${REGISTRY_PASSWORD}"));
+        return new PlanJob("private", "private", JobType.BUILD, Map.of(), "medium", new Docker(List.of(primary)), 1,
+                null, null, Map.of("REGISTRY_PASSWORD", password), List.of(), null, Map.of(),
+                List.of(run("Hello", "echo in the private image")));
+    }
+
+    /** Removes the image from the engine, so that the next job must pull it. */
+    private static void forget(String reference) {
+        try {
+            docker().removeImageCmd(reference).withForce(true).exec();
+        } catch (com.github.dockerjava.api.exception.NotFoundException absent) {
+            // not pulled yet
+        }
+    }
+
+    /** Where {@code bin/containers setup} keeps its state: beside the containers.conf it exports. */
+    private static Path stateDir() {
+        String conf = System.getenv("CONTAINERS_CONF");
+        assertThat(conf).as("CONTAINERS_CONF from bin/containers setup (bin/test exports it)").isNotBlank();
+        return Path.of(conf).getParent();
     }
 
     @Test
