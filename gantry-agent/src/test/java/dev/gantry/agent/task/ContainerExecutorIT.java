@@ -118,6 +118,45 @@ class ContainerExecutorIT {
     }
 
     @Test
+    void the_config_s_user_command_and_service_name_are_honoured() throws Exception {
+        DockerImage primary = new DockerImage("cimg/base:2024.01", null, null, List.of("sleep", "3600"), "root",
+                Map.of(), null);
+        DockerImage service = new DockerImage("cimg/postgres:15.0", "db", null, null, null,
+                Map.of("POSTGRES_PASSWORD", "secret"), null);
+        ObjectNode a = Assignments.of(job("options", List.of(primary, service), List.of(run("Look",
+                "echo uid=$(id -u); ps -eo args | grep -x 'sleep 3600'; getent hosts db"))),
+                "", "main", "abc");
+
+        Optional<TaskOutcome> outcome = harness.run(a);
+
+        String output = harness.api.task(Assignments.jobId(a)).outputText();
+        assertThat(outcome).as(output).contains(TaskOutcome.SUCCESS);
+        assertThat(output).contains("uid=0\n", "\nsleep 3600\n").containsPattern("127\\.0\\.0\\.1\\s+db");
+    }
+
+    @Test
+    void a_task_s_directory_is_private_to_the_agent_and_its_output_log_is_0600() throws Exception {
+        ObjectNode a = Assignments.of(job("private", List.of(image("cimg/base:2024.01", Map.of())),
+                List.of(run("Wait", "echo started; sleep 600"))), "", "main", "abc");
+        CompletableFuture<Optional<TaskOutcome>> running = harness.start(a);
+        await().atMost(Duration.ofSeconds(60)).until(() -> harness.api.task(Assignments.jobId(a)) != null
+                && harness.api.task(Assignments.jobId(a)).outputText().contains("started"));
+
+        Path dir;
+        try (var dirs = Files.list(work)) {
+            dir = dirs.filter(d -> d.getFileName().toString().startsWith("job-")).findFirst().orElseThrow();
+        }
+        assertThat(java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(dir)))
+                .isEqualTo("rwx------");
+        assertThat(java.nio.file.attribute.PosixFilePermissions.toString(
+                Files.getPosixFilePermissions(dir.resolve("output.log")))).isEqualTo("rw-------");
+
+        harness.api.task(Assignments.jobId(a)).cancel = true;
+        assertThat(running.get(60, TimeUnit.SECONDS)).contains(TaskOutcome.CANCELED);
+        assertThat(dir).as("removed when the task ends").doesNotExist();
+    }
+
+    @Test
     void a_service_database_is_reached_on_localhost() throws Exception {
         ObjectNode a = Assignments.of(job("with-db", List.of(image("cimg/python:3.12", Map.of()),
                 image("cimg/postgres:15.0", Map.of("POSTGRES_USER", "app", "POSTGRES_PASSWORD", "secret",
