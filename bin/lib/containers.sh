@@ -146,7 +146,7 @@ gantry_podman_config_stamp() {
 # Starts `podman system service` on $state/podman.sock unless that socket already answers, and waits until it does.
 # Restarts it when $state/podman.stamp shows it was started with another configuration.
 gantry_containers_start_podman() {
-  local state=$1 sock=$1/podman.sock pid i stamp
+  local state=$1 sock=$1/podman.sock stamp
   export DOCKER_HOST=unix://$sock
   stamp=$(gantry_podman_config_stamp)
   if gantry_docker_answers; then
@@ -157,20 +157,29 @@ gantry_containers_start_podman() {
   fi
   rm -f "$sock"
   gantry_containers_log "starting podman system service on $sock (log: $state/podman.log)"
-  # setsid + nohup: the service outlives the calling script and its terminal; no inherited stdio, so whoever reads
-  # this script's output is not kept waiting for the service's end; the lock's fd is closed for the same reason.
-  setsid nohup podman system service --time=0 "unix://$sock" </dev/null >>"$state/podman.log" 2>&1 \
-    {GANTRY_CONTAINERS_LOCK_FD}>&- &
-  pid=$!
-  echo "$pid" >"$state/podman.pid"
   echo "$stamp" >"$state/podman.stamp"
-  for ((i = 0; i < 100; i++)); do
-    gantry_docker_answers && return 0
+  gantry_start_detached "$state/podman.log" "$state/podman.pid" gantry_docker_answers 20 \
+    podman system service --time=0 "unix://$sock" ||
+    gantry_containers_fail "podman system service did not answer on $sock within 20 s"
+}
+
+# Starts the command after the first four arguments detached, records its pid in $2 and waits up to $4 seconds for
+# the function $3 to succeed; on failure prints the end of its log $1 and returns 1. setsid + nohup: it outlives the
+# calling script and its terminal; no inherited stdio, so whoever reads this script's output is not kept waiting for
+# its end; the lock's fd is closed for the same reason.
+gantry_start_detached() {
+  local log=$1 pidfile=$2 answers=$3 seconds=$4 pid i
+  shift 4
+  setsid nohup "$@" </dev/null >>"$log" 2>&1 {GANTRY_CONTAINERS_LOCK_FD}>&- &
+  pid=$!
+  echo "$pid" >"$pidfile"
+  for ((i = 0; i < seconds * 5; i++)); do
+    "$answers" && return 0
     kill -0 "$pid" 2>/dev/null || break
     sleep 0.2
   done
-  tail -n 20 "$state/podman.log" >&2
-  gantry_containers_fail "podman system service did not answer on $sock within 20 s"
+  tail -n 20 "$log" >&2
+  return 1
 }
 
 # Stops the podman service and the registry that setup started, if they still run.
@@ -604,25 +613,16 @@ EOF
 
 # Starts the registry unless it answers to our login, and waits until it does.
 gantry_registry_start() {
-  local state=$1 dir=$1/registry pid i
+  local state=$1 dir=$1/registry
   gantry_registry_answers && return 0
   mkdir -p "$dir/data"
   gantry_write_if_changed "$dir/config.yml" "$(gantry_registry_config "$dir")"
   htpasswd -vb "$dir/htpasswd" "$GANTRY_REGISTRY_USER" "$GANTRY_REGISTRY_PASSWORD" >/dev/null 2>&1 ||
     htpasswd -cbB "$dir/htpasswd" "$GANTRY_REGISTRY_USER" "$GANTRY_REGISTRY_PASSWORD" 2>/dev/null
   gantry_containers_log "starting docker-registry on $GANTRY_REGISTRY (log: $state/registry.log)"
-  # Detached like the podman service, see gantry_containers_start_podman.
-  setsid nohup docker-registry serve "$dir/config.yml" </dev/null >>"$state/registry.log" 2>&1 \
-    {GANTRY_CONTAINERS_LOCK_FD}>&- &
-  pid=$!
-  echo "$pid" >"$state/registry.pid"
-  for ((i = 0; i < 50; i++)); do
-    gantry_registry_answers && return 0
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.2
-  done
-  tail -n 20 "$state/registry.log" >&2
-  gantry_containers_fail "docker-registry did not answer on $GANTRY_REGISTRY within 10 s"
+  gantry_start_detached "$state/registry.log" "$state/registry.pid" gantry_registry_answers 10 \
+    docker-registry serve "$dir/config.yml" ||
+    gantry_containers_fail "docker-registry did not answer on $GANTRY_REGISTRY within 10 s"
 }
 
 # Prints the digest of manifest $1:$2 in the registry, nothing when it has none.
