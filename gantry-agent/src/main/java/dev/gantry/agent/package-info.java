@@ -11,8 +11,9 @@
  *       resource class's size, see {@code ResourceSizes}); each assignment runs on its own thread.</li>
  *   <li>A {@link dev.gantry.agent.task.TaskRunner} gives the task a fresh directory with its own {@code HOME},
  *       heartbeats every interval, ships output every 200 ms, runs the steps in order on an
- *       {@link dev.gantry.agent.task.Executor} (today the host shell), reports each step, kills what the task left
- *       running and completes the task, then removes its directory.</li>
+ *       {@link dev.gantry.agent.executor.Sandbox} (the job's containers, or the host shell when told so), reports each
+ *       step, closes the sandbox (its containers removed, what it left running killed) and completes the task, then
+ *       removes its directory.</li>
  * </ol>
  *
  * <h2>Retries</h2>
