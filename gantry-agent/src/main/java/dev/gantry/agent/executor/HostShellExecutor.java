@@ -1,7 +1,6 @@
 package dev.gantry.agent.executor;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
@@ -38,14 +37,15 @@ public final class HostShellExecutor implements Executor {
     }
 
     @Override
-    public Sandbox open(SandboxRequest request, Consumer<String> say) {
+    public Sandbox open(SandboxRequest request, Consumer<String> say) throws SandboxException {
         try {
             Path root = request.taskRoot();
             InCircleci.install(Files.createDirectories(root.resolve("bin")));
             Files.createDirectories(root.resolve("control"));
             return new HostSandbox(Files.createDirectories(root.resolve("home")), request, killGrace);
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot make the task's home under " + request.taskRoot(), e);
+            // as the docker executor does: the task ends infrastructure_fail with the reason, not as an agent crash
+            throw new SandboxException("cannot prepare the task's directory " + request.taskRoot() + ": " + e, e);
         }
     }
 }
