@@ -90,4 +90,17 @@ class HostileConfigProperties {
         y.append("    steps: [checkout]\nworkflows:\n  ios:\n    jobs: [ios]\n");
         MutationProperties.check(y.toString());
     }
+
+    /**
+     * Found by {@link MutationProperties} in CI: a step with hundreds of unknown keys is hundreds of warnings; past
+     * the diagnostics cap the note about the dropped ones must stay a warning, so the config still compiles.
+     */
+    @Property(tries = 2, shrinking = ShrinkingMode.OFF)
+    void more_warnings_than_are_shown_still_compile(@ForAll @IntRange(min = 501, max = 900) int keys) {
+        StringBuilder y = new StringBuilder("version: 2.1\njobs:\n  build:\n    docker: [{image: a}]\n"
+                + "    steps:\n      - restore_cache:\n          keys: [a]\n");
+        IntStream.range(0, keys).forEach(i -> y.append("          keys-%d: [a]\n".formatted(i)));
+        y.append("workflows:\n  w:\n    jobs: [build]\n");
+        MutationProperties.check(y.toString());
+    }
 }

@@ -24,6 +24,7 @@ public final class Problems {
     private final Set<Diagnostic> found = new LinkedHashSet<>();
     private int errors;
     private int dropped;
+    private int droppedErrors;
 
     public void error(Pos pos, String path, String message) {
         add(Diagnostic.Severity.ERROR, pos, path, message, null);
@@ -58,9 +59,11 @@ public final class Problems {
         List<Diagnostic> out = new ArrayList<>(found);
         out.sort(ORDER);
         if (dropped > 0) {
+            // An error only when an error was dropped: warnings alone must not turn a plan into a failed compile.
             Diagnostic last = out.get(out.size() - 1);
-            out.add(new Diagnostic(Diagnostic.Severity.ERROR, last.file(), last.line(), last.column(), "",
-                    dropped + " more problems not shown", "fix the ones above first"));
+            out.add(new Diagnostic(droppedErrors > 0 ? Diagnostic.Severity.ERROR : Diagnostic.Severity.WARNING,
+                    last.file(), last.line(), last.column(), "", dropped + " more problems not shown",
+                    "fix the ones above first"));
         }
         return out;
     }
@@ -70,6 +73,7 @@ public final class Problems {
             dropped++;
             if (severity == Diagnostic.Severity.ERROR) {
                 errors++;
+                droppedErrors++;
             }
             return;
         }
