@@ -89,6 +89,11 @@ final class AgentCommand implements Callable<Integer> {
                     + "/run/podman/podman.sock and $XDG_RUNTIME_DIR/podman/podman.sock that exists.")
     URI dockerHost;
 
+    @Option(names = "--ecr-endpoint", paramLabel = "URL",
+            description = "Amazon ECR's API endpoint for the registry logins of images with aws_auth, e.g. a VPC "
+                    + "endpoint. Default: AWS's endpoint in the registry's region.")
+    URI ecrEndpoint;
+
     @Override
     public Integer call() throws InterruptedException {
         Map<String, String> environment = System.getenv();
@@ -140,7 +145,7 @@ final class AgentCommand implements Callable<Integer> {
                         new ParameterException(spec.commandLine(), "no Docker Engine API found: set DOCKER_HOST or "
                                 + "--docker-host, start Docker or 'podman system service' (bin/containers setup "
                                 + "does it here), or run jobs unisolated on this host with --executor shell"));
-                DockerExecutor docker = new DockerExecutor(host, settings.name());
+                DockerExecutor docker = new DockerExecutor(host, settings.name(), ecrEndpoint);
                 try {
                     out.println("Executor: docker, on " + docker.version());
                     out.flush();

@@ -15,6 +15,7 @@ import dev.gantry.agent.executor.docker.DockerExecutor;
 import dev.gantry.agent.protocol.TaskOutcome;
 import dev.gantry.agent.testing.Assignments;
 import dev.gantry.agent.testing.FakeAgentApi.FakeTask;
+import dev.gantry.agent.testing.FakeEcr;
 import dev.gantry.config.plan.Executor.Docker;
 import dev.gantry.config.plan.Executor.DockerImage;
 import dev.gantry.config.plan.JobType;
@@ -33,6 +34,7 @@ import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -55,10 +57,21 @@ class ContainerExecutorIT {
     Path gantryHome;
     TaskHarness harness;
 
+    /** Amazon ECR for aws_auth: its one key logs in to the test registry. */
+    static final String ECR_KEY_ID = "AKIAGANTRYTEST000001";
+    static final String ECR_SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYgantrytest";
+    static FakeEcr ecr;
+
     @BeforeAll
-    static void findRuntime() {
+    static void findRuntime() throws Exception {
         host = DockerExecutor.findHost(System.getenv()).orElseThrow(() -> new AssertionError(
                 "no container runtime: run bin/containers setup and export the DOCKER_HOST it prints"));
+        ecr = new FakeEcr(Map.of(ECR_KEY_ID, ECR_SECRET), "gantry", "gantry-registry-secret");
+    }
+
+    @AfterAll
+    static void stopEcr() {
+        ecr.close();
     }
 
     @BeforeEach
@@ -67,7 +80,7 @@ class ContainerExecutorIT {
         Map<String, String> agentEnvironment = new HashMap<>(System.getenv());
         agentEnvironment.put("GANTRY_AGENT_TOKEN", TOKEN);
         agentEnvironment.put("GANTRY_HOME", gantryHome.toString());
-        harness = new TaskHarness(work, new DockerExecutor(host, "it-agent"),
+        harness = new TaskHarness(work, new DockerExecutor(host, "it-agent", ecr.endpoint()),
                 agentEnvironment);
     }
 
@@ -120,9 +133,9 @@ class ContainerExecutorIT {
     @Test
     void the_config_s_user_command_and_service_name_are_honoured() throws Exception {
         DockerImage primary = new DockerImage("cimg/base:2024.01", null, null, List.of("sleep", "3600"), "root",
-                Map.of(), null);
+                Map.of(), null, null);
         DockerImage service = new DockerImage("cimg/postgres:15.0", "db", null, null, null,
-                Map.of("POSTGRES_PASSWORD", "secret"), null);
+                Map.of("POSTGRES_PASSWORD", "secret"), null, null);
         ObjectNode a = Assignments.of(job("options", List.of(primary, service), List.of(run("Look",
                 "echo uid=$(id -u); ps -eo args | grep -x 'sleep 3600'; getent hosts db"))),
                 "", "main", "abc");
@@ -343,10 +356,49 @@ class ContainerExecutorIT {
                 .contains("cannot pull " + PRIVATE + ":1", "unauthorized: authentication required");
     }
 
+    @Test
+    void an_image_with_aws_auth_is_pulled_with_a_login_from_amazon_ecr() throws Exception {
+        forget(PRIVATE + ":1");
+        ObjectNode a = Assignments.of(ecrJob(PRIVATE + ":1", ECR_SECRET), "", "main", "abc");
+        try {
+            Optional<TaskOutcome> outcome = harness.run(a);
+
+            String output = harness.api.task(Assignments.jobId(a)).outputText();
+            assertThat(outcome).as(output).contains(TaskOutcome.SUCCESS);
+            assertThat(output).contains("Pulling image " + PRIVATE + ":1 with an Amazon ECR login (region eu-west-1)",
+                    "Pulled image " + PRIVATE + ":1", "in the private image").doesNotContain(ECR_SECRET);
+            assertThat(ecr.calls()).last().isEqualTo(new FakeEcr.Call(ECR_KEY_ID, "eu-west-1", 200));
+        } finally {
+            forget(PRIVATE + ":1");
+        }
+    }
+
+    @Test
+    void a_wrong_aws_secret_is_an_infrastructure_failure_with_amazon_s_words() throws Exception {
+        forget(PRIVATE + ":1");
+        ObjectNode a = Assignments.of(ecrJob(PRIVATE + ":1", "not-the-secret"), "", "main", "abc");
+
+        assertThat(harness.run(a)).contains(TaskOutcome.INFRASTRUCTURE_FAIL);
+
+        assertThat(harness.api.task(Assignments.jobId(a)).outputText())
+                .contains("cannot log in to Amazon ECR for 127.0.0.1:5000 (region eu-west-1)",
+                        "The request signature we calculated does not match the signature you provided");
+        assertThat(ecr.calls()).last().isEqualTo(new FakeEcr.Call(ECR_KEY_ID, "eu-west-1", 403));
+    }
+
+    /** A job in {@code image} with aws_auth, its secret in a variable of the job and its region in AWS_REGION. */
+    private static PlanJob ecrJob(String image, String secret) {
+        DockerImage primary = new DockerImage(image, null, null, null, null, Map.of(), null,
+                Map.of("aws_access_key_id", ECR_KEY_ID, "aws_secret_access_key", "$ECR_AWS_SECRET_ACCESS_KEY"));
+        return new PlanJob("ecr", "ecr", JobType.BUILD, Map.of(), "medium", new Docker(List.of(primary)), 1,
+                null, null, Map.of("ECR_AWS_SECRET_ACCESS_KEY", secret, "AWS_REGION", "eu-west-1"), List.of(), null,
+                Map.of(), List.of(run("Hello", "echo in the private image")));
+    }
+
     /** A job in {@code image} whose auth names the password through a variable of the job, as configs do. */
     private static PlanJob privateJob(String image, String password) {
         DockerImage primary = new DockerImage(image, null, null, null, null, Map.of(),
-                Map.of("username", "gantry", "password", "${REGISTRY_PASSWORD}"));
+                Map.of("username", "gantry", "password", "${REGISTRY_PASSWORD}"), null);
         return new PlanJob("private", "private", JobType.BUILD, Map.of(), "medium", new Docker(List.of(primary)), 1,
                 null, null, Map.of("REGISTRY_PASSWORD", password), List.of(), null, Map.of(),
                 List.of(run("Hello", "echo in the private image")));

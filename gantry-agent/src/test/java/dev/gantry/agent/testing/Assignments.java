@@ -23,7 +23,7 @@ public final class Assignments {
 
     public static PlanJob job(String name, List<Step> steps) {
         return new PlanJob(name, name, JobType.BUILD, Map.of(), "medium", new Executor.Docker(List.of(
-                new Executor.DockerImage("cimg/base:2024.01", null, null, null, null, Map.of(), null))), 1, null,
+                new Executor.DockerImage("cimg/base:2024.01", null, null, null, null, Map.of(), null, null))), 1, null,
                 null, Map.of("JOB_VAR", "from-job"), List.of(), null, Map.of(), steps);
     }
 
@@ -41,7 +41,7 @@ public final class Assignments {
 
     /** An image as a config names it, with {@code environment} and nothing else set. */
     public static Executor.DockerImage image(String image, Map<String, String> environment) {
-        return new Executor.DockerImage(image, null, null, null, null, environment, null);
+        return new Executor.DockerImage(image, null, null, null, null, environment, null, null);
     }
 
     public static Step.Run run(String name, String command) {

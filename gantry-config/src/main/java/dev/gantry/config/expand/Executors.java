@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /** Reads the {@code docker}, {@code machine} and {@code macos} keys of a job or executor into a plan executor. */
 final class Executors {
@@ -80,22 +81,44 @@ final class Executors {
             problems.error(map.pos(), path, "a docker image needs 'image'");
             return null;
         }
-        Map<String, String> auth = null;
-        if (map.get("auth") instanceof YNode.MapNode a) {
-            auth = new LinkedHashMap<>();
-            for (YNode.Entry e : a.entries()) {
-                if (e.value() instanceof YNode.Scalar s) {
-                    auth.put(e.name(), s.value() == null ? "" : s.text());
-                } else {
-                    problems.error(e.value().pos(), path + ".auth." + e.name(), "'" + e.name() + "' must be a value");
-                }
-            }
-        } else if (map.has("auth")) {
-            problems.error(map.get("auth").pos(), path + ".auth", "'auth' must be a map with 'username' and 'password'");
-        }
+        Map<String, String> auth = credentials(map, "auth", path, List.of(List.of("username", "password")));
+        Map<String, String> awsAuth = credentials(map, "aws_auth", path,
+                List.of(List.of("aws_access_key_id", "aws_secret_access_key"), List.of("oidc_role_arn")));
         return new Executor.DockerImage(image, text(map, "name", path), words(map.get("entrypoint"), path + ".entrypoint"),
                 words(map.get("command"), path + ".command"), text(map, "user", path),
-                Environments.read(map.get("environment"), path + ".environment", problems), auth);
+                Environments.read(map.get("environment"), path + ".environment", problems), auth, awsAuth);
+    }
+
+    /**
+     * An image's {@code auth} or {@code aws_auth}: a map of values that holds every key of one of {@code forms}
+     * (CircleCI's accepted shapes) and no key of another; null when the image has none or it is broken.
+     */
+    private Map<String, String> credentials(YNode.MapNode image, String key, String path, List<List<String>> forms) {
+        YNode node = image.get(key);
+        if (node == null) {
+            return null;
+        }
+        String shapes = String.join(" or ", forms.stream().map(f -> "'" + String.join("' and '", f) + "'").toList());
+        if (!(node instanceof YNode.MapNode m)) {
+            problems.error(node.pos(), path + "." + key, "'" + key + "' must be a map with " + shapes);
+            return null;
+        }
+        Map<String, String> out = new LinkedHashMap<>();
+        for (YNode.Entry e : m.entries()) {
+            if (forms.stream().noneMatch(f -> f.contains(e.name()))) {
+                problems.warning(e.key().pos(), path + "." + key + "." + e.name(), "unknown key '" + e.name() + "' in '"
+                        + key + "' is ignored", "allowed: " + shapes);
+            } else if (e.value() instanceof YNode.Scalar s) {
+                out.put(e.name(), s.value() == null ? "" : s.text());
+            } else {
+                problems.error(e.value().pos(), path + "." + key + "." + e.name(), "'" + e.name() + "' must be a value");
+            }
+        }
+        if (forms.stream().noneMatch(f -> out.keySet().equals(Set.copyOf(f)))) {
+            problems.error(m.pos(), path + "." + key, "'" + key + "' needs " + shapes);
+            return null;
+        }
+        return out;
     }
 
     private Executor machine(YNode node, String path) {

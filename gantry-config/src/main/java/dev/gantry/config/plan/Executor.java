@@ -41,8 +41,9 @@ public sealed interface Executor {
     }
 
     /**
-     * One container image. {@code auth} holds {@code username}/{@code password} as written (usually {@code $VAR}
-     * references, resolved at run time); null fields were not given.
+     * One container image. {@code auth} holds {@code username}/{@code password}, {@code awsAuth} the
+     * {@code aws_auth} keys ({@code aws_access_key_id}/{@code aws_secret_access_key} or {@code oidc_role_arn}), both
+     * as written (usually {@code $VAR} references, resolved at run time); null fields were not given.
      */
     record DockerImage(
             String image,
@@ -51,12 +52,14 @@ public sealed interface Executor {
             List<String> command,
             String user,
             Map<String, String> environment,
-            Map<String, String> auth) {
+            Map<String, String> auth,
+            Map<String, String> awsAuth) {
         public DockerImage {
             entrypoint = entrypoint == null ? null : List.copyOf(entrypoint);
             command = command == null ? null : List.copyOf(command);
             environment = Maps.frozen(environment);
             auth = auth == null ? null : Maps.frozen(auth);
+            awsAuth = awsAuth == null ? null : Maps.frozen(awsAuth);
         }
     }
 }

@@ -89,9 +89,10 @@ final class PlanJobReader {
 
     private static Executor.DockerImage image(Obj o) {
         Obj auth = o.object("auth");
+        Obj awsAuth = o.object("aws_auth");
         return new Executor.DockerImage(o.required("image"), o.string("name"), o.stringsOrNull("entrypoint"),
                 o.stringsOrNull("command"), o.string("user"), o.stringMap("environment"),
-                auth == null ? null : auth.stringMap(null));
+                auth == null ? null : auth.stringMap(null), awsAuth == null ? null : awsAuth.stringMap(null));
     }
 
     private static Step step(JsonNode node, String path) {

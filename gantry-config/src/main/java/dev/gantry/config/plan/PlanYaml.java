@@ -143,6 +143,7 @@ public final class PlanYaml {
         put(m, "user", i.user());
         putUnless(i.environment().isEmpty(), m, "environment", i.environment());
         put(m, "auth", i.auth());
+        put(m, "aws_auth", i.awsAuth());
         return m;
     }
 

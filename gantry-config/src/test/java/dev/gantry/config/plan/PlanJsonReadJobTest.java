@@ -27,7 +27,8 @@ class PlanJsonReadJobTest {
                 new Step.StoreArtifacts("Artifacts", "dist", null, Step.When.ON_FAIL),
                 new Step.StoreTestResults("Results", "reports", Step.When.ALWAYS));
         Executor.DockerImage primary = new Executor.DockerImage("cimg/python:3.12", "app", List.of("/bin/sh"),
-                List.of("-c", "sleep 1"), "circleci", Map.of("PGHOST", "db"), Map.of("username", "$USER"));
+                List.of("-c", "sleep 1"), "circleci", Map.of("PGHOST", "db"), Map.of("username", "$USER"),
+                Map.of("aws_access_key_id", "AKIA", "aws_secret_access_key", "$AWS_SECRET"));
         Map<String, Object> matrix = new LinkedHashMap<>();
         matrix.put("os", "linux");
         matrix.put("node", 18L);

@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 class PlanJsonTest {
 
     static final Executor.Docker NODE = new Executor.Docker(List.of(
-            new Executor.DockerImage("cimg/node:20.11", null, null, null, null, Map.of(), null)));
+            new Executor.DockerImage("cimg/node:20.11", null, null, null, null, Map.of(), null, null)));
 
     static Step.Run run(String name, String command) {
         return new Step.Run(name, command, null, Map.of(), false, null, null, Step.When.ON_SUCCESS);
@@ -131,8 +131,9 @@ class PlanJsonTest {
     @Test
     void executors_render_with_their_own_fields() throws Exception {
         Executor.DockerImage primary = new Executor.DockerImage("cimg/python:3.12", "app", List.of("/bin/sh"),
-                List.of("-c", "sleep 1"), "circleci", Map.of("PGHOST", "db"), Map.of("username", "$USER"));
-        Executor.DockerImage service = new Executor.DockerImage("postgres:16", null, null, null, null, Map.of(), null);
+                List.of("-c", "sleep 1"), "circleci", Map.of("PGHOST", "db"), Map.of("username", "$USER"),
+                Map.of("oidc_role_arn", "arn:aws:iam::123456789012:role/pull"));
+        Executor.DockerImage service = new Executor.DockerImage("postgres:16", null, null, null, null, Map.of(), null, null);
         ObjectMapper mapper = new ObjectMapper();
 
         JsonNode docker = mapper.readTree(PlanJson.write(plan(build("a", new Executor.Docker(List.of(primary, service)),
@@ -144,7 +145,8 @@ class PlanJsonTest {
 
         assertThat(docker.toString()).isEqualTo("{\"type\":\"docker\",\"images\":[{\"image\":\"cimg/python:3.12\","
                 + "\"name\":\"app\",\"entrypoint\":[\"/bin/sh\"],\"command\":[\"-c\",\"sleep 1\"],\"user\":\"circleci\","
-                + "\"environment\":{\"PGHOST\":\"db\"},\"auth\":{\"username\":\"$USER\"}},{\"image\":\"postgres:16\"}]}");
+                + "\"environment\":{\"PGHOST\":\"db\"},\"auth\":{\"username\":\"$USER\"},"
+                + "\"aws_auth\":{\"oidc_role_arn\":\"arn:aws:iam::123456789012:role/pull\"}},{\"image\":\"postgres:16\"}]}");
         assertThat(machine.toString()).isEqualTo("{\"type\":\"machine\",\"docker_layer_caching\":false}");
         assertThat(macos.toString()).isEqualTo("{\"type\":\"macos\",\"xcode\":\"15.4.0\"}");
     }

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 
 class PlanChecksTest {
     private static final Executor ALPINE = new Executor.Docker(List.of(
-            new Executor.DockerImage("alpine", null, null, null, null, java.util.Map.of(), null)));
+            new Executor.DockerImage("alpine", null, null, null, null, java.util.Map.of(), null, null)));
 
     @Test
     void compile_errors_are_rendered_as_the_compiler_renders_them() {

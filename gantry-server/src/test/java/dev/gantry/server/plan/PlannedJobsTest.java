@@ -85,6 +85,6 @@ class PlannedJobsTest {
     }
 
     private static Executor.DockerImage image(String image) {
-        return new Executor.DockerImage(image, null, null, null, null, Map.of(), null);
+        return new Executor.DockerImage(image, null, null, null, null, Map.of(), null, null);
     }
 }

@@ -85,12 +85,12 @@ final class ContainerSandbox implements Sandbox {
     }
 
     /** Pulls what is missing, creates and starts the containers; removes what it made if any of it fails. */
-    static ContainerSandbox open(DockerClient docker, SandboxRequest request, Map<String, String> labels,
+    static ContainerSandbox open(DockerClient docker, EcrLogin ecr, SandboxRequest request, Map<String, String> labels,
                                  Consumer<String> say)
             throws SandboxException, InterruptedException {
         boolean machine = request.executor() instanceof Machine;
-        Docker executor = machine ? new Docker(List.of(new DockerImage(machineImage((Machine) request.executor()),
-                null, null, null, null, Map.of(), null))) : request.docker();
+        Docker executor = machine ? new Docker(List.of(plainImage(machineImage((Machine) request.executor()))))
+                : request.docker();
         if (executor == null) {
             throw new SandboxException("this agent runs docker and machine jobs only; the job asks for a "
                     + (request.executor() == null ? "job without an executor" : request.executor().kind()
@@ -100,15 +100,15 @@ final class ContainerSandbox implements Sandbox {
         try {
             Mounts mounts = Mounts.create(request.taskRoot());
             List<String> notes = new ArrayList<>();
-            Task task = new Task(request, labels, new ImagePuller(docker, request.variables(), say), machine);
+            Task task = new Task(request, labels, new ImagePuller(docker, ecr, request.variables(), say), machine);
             DockerImage first = executor.images().get(0);
-            InspectImageResponse primaryImage = task.puller().ensure(first.image(), first.auth());
+            InspectImageResponse primaryImage = task.puller().ensure(first);
             String primary = create(docker, primaryContainer(docker, task, first, primaryImage, mounts, executor),
                     made, notes);
             docker.startContainerCmd(primary).exec();
             List<String> sidecars = new ArrayList<>();
             for (DockerImage image : executor.images().subList(1, executor.images().size())) {
-                task.puller().ensure(image.image(), image.auth());
+                task.puller().ensure(image);
                 String service = create(docker, serviceContainer(docker, request, image, primary, labels), made,
                         notes);
                 docker.startContainerCmd(service).exec();
@@ -138,6 +138,11 @@ final class ContainerSandbox implements Sandbox {
     }
 
     /** The container image that stands for a machine image: the one named, else {@link #DEFAULT_MACHINE_IMAGE}. */
+    /** An image with nothing but its reference, as the executor's own images are. */
+    static DockerImage plainImage(String image) {
+        return new DockerImage(image, null, null, null, null, Map.of(), null, null);
+    }
+
     static String machineImage(Machine machine) {
         return machine.image() == null || machine.image().isBlank() ? DEFAULT_MACHINE_IMAGE : machine.image();
     }

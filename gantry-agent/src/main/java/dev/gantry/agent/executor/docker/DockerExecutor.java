@@ -39,14 +39,17 @@ public final class DockerExecutor implements Executor {
     private final DockerClient docker;
     private final URI host;
     private final String agentName;
+    private final EcrLogin ecr;
     private final String process = processLabel(ProcessHandle.current());
 
     /**
      * @param host      the Docker Engine API's address: {@code unix:///var/run/docker.sock},
      *                  {@code unix:///run/podman/podman.sock} or {@code tcp://host:2375}
      * @param agentName the agent's name, on every container's labels
+     * @param ecrEndpoint Amazon ECR's API endpoint for {@code aws_auth} logins (a VPC endpoint), or null for AWS's
+     *                  own in the registry's region
      */
-    public DockerExecutor(URI host, String agentName) {
+    public DockerExecutor(URI host, String agentName, URI ecrEndpoint) {
         DockerClientConfig config = DefaultDockerClientConfig.createDefaultConfigBuilder()
                 .withDockerHost(host.toString()).build();
         // no response timeout: a step's output stream may be quiet for as long as its no_output_timeout
@@ -55,6 +58,7 @@ public final class DockerExecutor implements Executor {
         this.docker = DockerClientImpl.getInstance(config, http);
         this.host = host;
         this.agentName = agentName;
+        this.ecr = new EcrLogin(ecrEndpoint);
     }
 
     /**
@@ -96,7 +100,7 @@ public final class DockerExecutor implements Executor {
 
     @Override
     public Sandbox open(SandboxRequest request, Consumer<String> say) throws SandboxException, InterruptedException {
-        return ContainerSandbox.open(docker, request, Map.of(AGENT_LABEL, agentName, PROCESS_LABEL, process,
+        return ContainerSandbox.open(docker, ecr, request, Map.of(AGENT_LABEL, agentName, PROCESS_LABEL, process,
                 TASK_LABEL, request.name()), say);
     }
 

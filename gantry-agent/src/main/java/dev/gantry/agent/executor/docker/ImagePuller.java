@@ -8,6 +8,7 @@ import com.github.dockerjava.api.exception.NotFoundException;
 import com.github.dockerjava.api.model.AuthConfig;
 import com.github.dockerjava.api.model.PullResponseItem;
 import dev.gantry.agent.executor.SandboxException;
+import dev.gantry.config.plan.Executor.DockerImage;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.function.Consumer;
@@ -16,7 +17,7 @@ import java.util.regex.Pattern;
 
 /**
  * Makes an image present: one already on the agent's runtime is used as it is; any other is pulled, with the job's
- * {@code auth} credentials if it gives them, its progress in the step output (one line each time a layer's status
+ * {@code auth} credentials or its {@code aws_auth} login to Amazon ECR if it gives them, its progress in the step output (one line each time a layer's status
  * changes, not every progress tick). A digest-pinned reference ({@code name@sha256:…}) is looked up and pulled by
  * that digest exactly. Used by one task's thread.
  */
@@ -24,23 +25,26 @@ final class ImagePuller {
     private static final Pattern VARIABLE = Pattern.compile("\\$\\{?([A-Za-z_][A-Za-z0-9_]*)}?");
 
     private final DockerClient docker;
+    private final EcrLogin ecr;
     private final Map<String, String> variables;
     private final Consumer<String> say;
 
-    ImagePuller(DockerClient docker, Map<String, String> variables, Consumer<String> say) {
+    ImagePuller(DockerClient docker, EcrLogin ecr, Map<String, String> variables, Consumer<String> say) {
         this.docker = docker;
+        this.ecr = ecr;
         this.variables = variables;
         this.say = say;
     }
 
-    /** The image's description, pulling it first if the runtime lacks it. */
-    InspectImageResponse ensure(String image, Map<String, String> auth) throws SandboxException, InterruptedException {
+    /** The image's description, pulling it first (with its credentials) if the runtime lacks it. */
+    InspectImageResponse ensure(DockerImage config) throws SandboxException, InterruptedException {
+        String image = config.image();
         try {
             InspectImageResponse present = docker.inspectImageCmd(image).exec();
             say.accept("Using image " + image + ", present on this agent (" + shortDigest(present.getId()) + ")");
             return present;
         } catch (NotFoundException missing) {
-            pull(image, auth);
+            pull(config);
         }
         try {
             return docker.inspectImageCmd(image).exec();
@@ -49,13 +53,21 @@ final class ImagePuller {
         }
     }
 
-    private void pull(String image, Map<String, String> auth) throws SandboxException, InterruptedException {
+    private void pull(DockerImage config) throws SandboxException, InterruptedException {
+        String image = config.image();
         Reference ref = Reference.parse(image);
-        say.accept("Pulling image " + image + (auth == null ? "" : " with the job's credentials"));
         PullImageCmd pull = docker.pullImageCmd(ref.repository()).withTag(ref.tagOrDigest());
-        if (auth != null) {
+        if (config.auth() != null) {
+            say.accept("Pulling image " + image + " with the job's credentials");
             pull.withAuthConfig(new AuthConfig().withRegistryAddress(ref.registry())
-                    .withUsername(resolve(auth.get("username"))).withPassword(resolve(auth.get("password"))));
+                    .withUsername(resolve(config.auth().get("username")))
+                    .withPassword(resolve(config.auth().get("password"))));
+        } else if (config.awsAuth() != null) {
+            say.accept("Pulling image " + image + " with an Amazon ECR login (region "
+                    + EcrLogin.region(ref.registry(), variables) + ")");
+            pull.withAuthConfig(ecr.login(ref.registry(), config.awsAuth(), this::resolve, variables));
+        } else {
+            say.accept("Pulling image " + image);
         }
         Progress progress = new Progress();
         try {

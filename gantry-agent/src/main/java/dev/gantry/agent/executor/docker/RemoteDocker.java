@@ -49,7 +49,7 @@ final class RemoteDocker {
     static String start(DockerClient docker, ImagePuller puller, String primary, String name,
                         Map<String, String> labels, int memoryMb, List<String> made)
             throws SandboxException, InterruptedException {
-        puller.ensure(IMAGE, null);
+        puller.ensure(ContainerSandbox.plainImage(IMAGE));
         HostConfig host = HostConfig.newHostConfig()
                 .withNetworkMode("container:" + primary)
                 .withUsernsMode("auto:size=1065536")
