@@ -1,6 +1,5 @@
 package dev.gantry.server;
 
-import dev.gantry.config.ConfigCompiler;
 import dev.gantry.db.Database;
 import dev.gantry.db.DatabaseSettings;
 import dev.gantry.queue.QueueSettings;
@@ -25,6 +24,9 @@ import dev.gantry.server.fleet.PoolPauses;
 import dev.gantry.server.fleet.QueueInsights;
 import dev.gantry.server.fleet.SchedulerMatcher;
 import dev.gantry.server.job.JobRoutes;
+import dev.gantry.server.orb.OrbRoutes;
+import dev.gantry.server.orb.OrbStore;
+import dev.gantry.server.orb.UpstreamRegistry;
 import dev.gantry.server.orchestrator.WorkflowAdvancer;
 import dev.gantry.server.orchestrator.WorkflowCommandRoutes;
 import dev.gantry.server.orchestrator.WorkflowCommands;
@@ -192,8 +194,10 @@ public final class GantryServer implements AutoCloseable {
             releaseWhatTheLastRunHeld(queues, instance);
             queueLoops.add(WorkflowAdvancer.start(queues, new WorkflowAdvancer(jdbi, clock, tasksQueued), instance));
             queueLoops.add(new RetentionSweeper(jdbi, blobs, settings.retention(), clock).start());
+            OrbStore orbs = new OrbStore(jdbi, clock,
+                    settings.orbRegistry() == null ? null : new UpstreamRegistry(settings.orbRegistry()));
             if (planPipelines) {
-                queueLoops.add(new PlanBuilder(jdbi, queues, GitMirrors.under(home), ConfigCompiler.create(),
+                queueLoops.add(new PlanBuilder(jdbi, queues, GitMirrors.under(home), orbs,
                         fleetConfig.resourceClasses(), clock, tasksQueued)
                         .start(instance));
             }
@@ -203,7 +207,8 @@ public final class GantryServer implements AutoCloseable {
                     new WorkflowRoutes(new Workflows(jdbi)), new JobRoutes(jdbi, new FleetView(fleet), clock),
                     new WorkflowCommandRoutes(new WorkflowCommands(jdbi, clock, tasksQueued)),
                     new QueueInsights(jdbi, fleet, clock), new FleetInsights(jdbi, autoscaling),
-                    new PoolPauses(jdbi, clock), new QueueAdminRoutes(queues), metrics, agents, results);
+                    new PoolPauses(jdbi, clock), new QueueAdminRoutes(queues), metrics, agents, results,
+                    new OrbRoutes(orbs));
             startHttp(http, settings);
             agents.start();
             if (autoscaling != null) {

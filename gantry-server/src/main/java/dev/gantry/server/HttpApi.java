@@ -9,6 +9,7 @@ import dev.gantry.server.fleet.FleetInsights;
 import dev.gantry.server.fleet.PoolPauses;
 import dev.gantry.server.fleet.QueueInsights;
 import dev.gantry.server.job.JobRoutes;
+import dev.gantry.server.orb.OrbRoutes;
 import dev.gantry.server.orchestrator.WorkflowCommandRoutes;
 import dev.gantry.server.pipeline.PipelineRoutes;
 import dev.gantry.server.project.ProjectRoutes;
@@ -32,7 +33,7 @@ final class HttpApi {
                           PipelineRoutes pipelines, WorkflowRoutes workflows, JobRoutes jobs,
                           WorkflowCommandRoutes workflowCommands, QueueInsights queueInsights,
                           FleetInsights fleetInsights, PoolPauses poolPauses, QueueAdminRoutes queueAdmin,
-                          ServerMetrics metrics, AgentApi agents, ResultsApi results) {
+                          ServerMetrics metrics, AgentApi agents, ResultsApi results, OrbRoutes orbs) {
         ErrorResponses errors = new ErrorResponses();
         return Javalin.create(config -> {
             config.jetty.host = host;
@@ -69,6 +70,10 @@ final class HttpApi {
             config.routes.post("/api/v2/admin/queues/{queue}/resume", queueAdmin::resume);
             config.routes.put("/api/v2/admin/queues/{queue}/limits", queueAdmin::limits);
             config.routes.post("/api/v2/admin/messages/{id}/replay", queueAdmin::replay);
+            config.routes.get("/api/v2/orbs", orbs::list);
+            config.routes.get("/api/v2/orbs/{namespace}/{name}", orbs::versions);
+            config.routes.get("/api/v2/orbs/{namespace}/{name}/{version}", orbs::get);
+            config.routes.put("/api/v2/orbs/{namespace}/{name}/{version}", orbs::put);
             results.addRoutes(config.routes);
             agents.addRoutes(config.routes);
 

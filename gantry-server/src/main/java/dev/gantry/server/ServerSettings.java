@@ -19,8 +19,13 @@ import java.util.regex.Pattern;
  * @param agent the agent protocol's timings ({@code GANTRY_AGENT_…}, see {@link AgentSettings})
  * @param retention how long caches, workspace layers and artifacts are kept ({@code GANTRY_RETENTION_…}, see
  *                  {@link RetentionSettings})
+ * @param orbRegistry the orb registry asked for orbs the server's store lacks ({@code GANTRY_ORB_REGISTRY}, CircleCI's
+ *                    GraphQL shape, e.g. {@code https://circleci.com/graphql-unstable}); null, the default, for none
  */
-public record ServerSettings(String host, int port, AgentSettings agent, RetentionSettings retention) {
+public record ServerSettings(String host, int port, AgentSettings agent, RetentionSettings retention,
+                             URI orbRegistry) {
+    /** The environment variable {@link #orbRegistry()} is read from. */
+    public static final String ORB_REGISTRY_VARIABLE = "GANTRY_ORB_REGISTRY";
     /** The environment variable {@link #host()} is read from. */
     public static final String HOST_VARIABLE = "GANTRY_HOST";
     /** The environment variable {@link #port()} is read from. */
@@ -44,11 +49,23 @@ public record ServerSettings(String host, int port, AgentSettings agent, Retenti
         if (!validPort(port)) {
             throw new IllegalArgumentException("port " + PORT_RULE + ", got " + port);
         }
+        if (orbRegistry != null && !validRegistry(orbRegistry)) {
+            throw new IllegalArgumentException("the orb registry " + REGISTRY_RULE + ", got " + orbRegistry);
+        }
+    }
+
+    /** The rule an orb registry URL follows, as error messages state it. */
+    public static final String REGISTRY_RULE = "must be an http or https URL, e.g. https://circleci.com/graphql-unstable";
+
+    /** True when {@code url} may be an orb registry: absolute, http or https, with a host. */
+    public static boolean validRegistry(URI url) {
+        return url.isAbsolute() && url.getHost() != null
+                && ("http".equals(url.getScheme()) || "https".equals(url.getScheme()));
     }
 
     /** The loopback interface, {@code port} and {@code agent}, and the default retention. */
     public ServerSettings(int port, AgentSettings agent) {
-        this(HOST, port, agent, RetentionSettings.defaults());
+        this(HOST, port, agent, RetentionSettings.defaults(), null);
     }
 
     /** {@code port} and the agent settings' defaults. */
@@ -69,7 +86,24 @@ public record ServerSettings(String host, int port, AgentSettings agent, Retenti
      */
     public static ServerSettings fromEnvironment(Map<String, String> environment) {
         return new ServerSettings(hostFromEnvironment(environment), portFromEnvironment(environment),
-                AgentSettings.fromEnvironment(environment), RetentionSettings.fromEnvironment(environment));
+                AgentSettings.fromEnvironment(environment), RetentionSettings.fromEnvironment(environment),
+                orbRegistryFromEnvironment(environment));
+    }
+
+    private static URI orbRegistryFromEnvironment(Map<String, String> environment) {
+        String text = environment.get(ORB_REGISTRY_VARIABLE);
+        if (text == null) {
+            return null;
+        }
+        try {
+            URI url = new URI(text.strip());
+            if (validRegistry(url)) {
+                return url;
+            }
+        } catch (java.net.URISyntaxException notAUrl) {
+            // reported below, like a URL of another scheme
+        }
+        throw new InvalidServerSettingException(ORB_REGISTRY_VARIABLE + " " + REGISTRY_RULE + ", got '" + text + "'");
     }
 
     private static String hostFromEnvironment(Map<String, String> environment) {
@@ -109,22 +143,27 @@ public record ServerSettings(String host, int port, AgentSettings agent, Retenti
 
     /** These settings with another host. */
     public ServerSettings withHost(String host) {
-        return new ServerSettings(host, port, agent, retention);
+        return new ServerSettings(host, port, agent, retention, orbRegistry);
     }
 
     /** These settings with another port. */
     public ServerSettings withPort(int port) {
-        return new ServerSettings(host, port, agent, retention);
+        return new ServerSettings(host, port, agent, retention, orbRegistry);
     }
 
     /** These settings with other agent timings. */
     public ServerSettings withAgent(AgentSettings agent) {
-        return new ServerSettings(host, port, agent, retention);
+        return new ServerSettings(host, port, agent, retention, orbRegistry);
+    }
+
+    /** These settings with another orb registry, or null for none. */
+    public ServerSettings withOrbRegistry(URI orbRegistry) {
+        return new ServerSettings(host, port, agent, retention, orbRegistry);
     }
 
     /** These settings with other retention periods. */
     public ServerSettings withRetention(RetentionSettings retention) {
-        return new ServerSettings(host, port, agent, retention);
+        return new ServerSettings(host, port, agent, retention, orbRegistry);
     }
 
     /** True when {@code host} follows {@link #HOST_RULE} (as far as its characters tell). */

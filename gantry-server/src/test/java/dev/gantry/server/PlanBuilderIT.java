@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.gantry.config.ConfigCompiler;
+import dev.gantry.config.orb.OrbResolver;
 import dev.gantry.queue.QueueSettings;
 import dev.gantry.queue.Queues;
 import dev.gantry.scheduler.ResourceClasses;
@@ -484,7 +484,7 @@ class PlanBuilderIT {
     }
 
     private PlanBuilder builder() {
-        return new PlanBuilder(jdbi, queues, new GitMirrors(work.resolve("mirrors")), ConfigCompiler.create(),
+        return new PlanBuilder(jdbi, queues, new GitMirrors(work.resolve("mirrors")), OrbResolver.NONE,
                 ResourceClasses.defaults(), InstantSource.system(), () -> { });
     }
 

@@ -110,11 +110,9 @@ final class Orbs {
         var source = resolver.resolve(ns, name, version);
         if (source.isEmpty()) {
             List<String> versions = resolver.available(ns, name);
-            problems.error(ref.pos(), path, "orb '" + ref.text() + "' is not available: Gantry does not fetch orbs "
-                    + "from a registry", versions.isEmpty()
-                    ? "save its published source as DIR/" + ns + "/" + name + "@" + version + ".yml and pass --orb-dir DIR; "
-                    + "looked in: " + resolver.describe()
-                    : resolver.describe() + " has versions " + Names.list(versions));
+            problems.error(ref.pos(), path, "orb '" + ref.text() + "' is not available in " + resolver.describe(),
+                    versions.isEmpty() ? resolver.missingHint(ns, name, version)
+                    : "it has versions " + Names.list(versions));
             return null;
         }
         String key = ns + "/" + name + "@" + source.get().version();

@@ -7,7 +7,6 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 
@@ -25,20 +24,11 @@ public final class DirectoryOrbResolver implements OrbResolver {
 
     @Override
     public Optional<OrbSource> resolve(String namespace, String name, String version) {
-        List<String> versions = available(namespace, name);
-        String chosen = null;
-        if (versions.contains(version)) {
-            chosen = version;
-        } else {
-            for (String v : versions) { // ascending, so the last match is the highest
-                if (version.equals("volatile") ? isRelease(v) : v.startsWith(version + ".")) {
-                    chosen = v;
-                }
-            }
-        }
-        if (chosen == null) {
+        Optional<String> found = OrbVersions.choose(available(namespace, name), version);
+        if (found.isEmpty()) {
             return Optional.empty();
         }
+        String chosen = found.get();
         Path file = fileFor(namespace, name, chosen);
         try {
             return Optional.of(new OrbSource(file.toString(), chosen, Files.readString(file, StandardCharsets.UTF_8)));
@@ -63,13 +53,18 @@ public final class DirectoryOrbResolver implements OrbResolver {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot list orb directory " + nsDir, e);
         }
-        versions.sort(VERSION_ORDER);
+        versions.sort(OrbVersions.ORDER);
         return versions;
     }
 
     @Override
     public String describe() {
         return "orb directory " + dir;
+    }
+
+    @Override
+    public String missingHint(String namespace, String name, String version) {
+        return "save its published source as " + fileFor(namespace, name, version);
     }
 
     private Path fileFor(String namespace, String name, String version) {
@@ -79,31 +74,5 @@ public final class DirectoryOrbResolver implements OrbResolver {
     /** Names come from configs; refuse anything that could walk out of the directory. */
     private static boolean validSegment(String s) {
         return !s.isEmpty() && s.matches("[A-Za-z0-9_.-]+") && !s.startsWith(".");
-    }
-
-    private static boolean isRelease(String version) {
-        return version.matches("\\d+(\\.\\d+)*");
-    }
-
-    /** Numeric parts compare as numbers, so 1.10.0 sorts after 1.9.0; anything else compares as text. */
-    static final Comparator<String> VERSION_ORDER = (a, b) -> {
-        String[] pa = a.split("\\.");
-        String[] pb = b.split("\\.");
-        for (int i = 0; i < Math.min(pa.length, pb.length); i++) {
-            int c = comparePart(pa[i], pb[i]);
-            if (c != 0) {
-                return c;
-            }
-        }
-        return Integer.compare(pa.length, pb.length);
-    };
-
-    private static int comparePart(String a, String b) {
-        boolean na = a.matches("\\d{1,9}");
-        boolean nb = b.matches("\\d{1,9}");
-        if (na && nb) {
-            return Integer.compare(Integer.parseInt(a), Integer.parseInt(b));
-        }
-        return na != nb ? (na ? 1 : -1) : a.compareTo(b);
     }
 }

@@ -4,8 +4,8 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Supplies the published source of registry orbs ({@code namespace/name@version}). Gantry cannot reach an orb
- * registry, so orbs come from somewhere local; implementations must be safe to call from several threads.
+ * Supplies the published source of registry orbs ({@code namespace/name@version}): a local directory, or the
+ * server's orb store. Implementations must be safe to call from several threads.
  */
 public interface OrbResolver {
 
@@ -13,10 +13,7 @@ public interface OrbResolver {
     record OrbSource(String file, String version, String text) {
     }
 
-    /**
-     * The orb matching {@code version}: an exact version, a prefix such as {@code 5} or {@code 5.1} (the highest
-     * matching release), or {@code volatile} (the highest release).
-     */
+    /** The orb matching {@code version}, chosen as {@link OrbVersions#choose} does. */
     Optional<OrbSource> resolve(String namespace, String name, String version);
 
     /** Versions on offer for an orb, for error messages; empty when none is. */
@@ -24,6 +21,9 @@ public interface OrbResolver {
 
     /** Where the orbs come from, for error messages ("orb directory /x"). */
     String describe();
+
+    /** How to make a missing orb available, for the error that it is not. */
+    String missingHint(String namespace, String name, String version);
 
     /** Resolves nothing: every registry orb reference is an error that says how to supply the orb. */
     OrbResolver NONE = new OrbResolver() {
@@ -39,7 +39,13 @@ public interface OrbResolver {
 
         @Override
         public String describe() {
-            return "no orb directory";
+            return "this compile (no orb directory given)";
+        }
+
+        @Override
+        public String missingHint(String namespace, String name, String version) {
+            return "save its published source as DIR/" + namespace + "/" + name + "@" + version + ".yml and pass "
+                    + "--orb-dir DIR, or run the config on a Gantry server, whose orb store serves it";
         }
     };
 }

@@ -62,6 +62,11 @@ public final class ApiException extends ServerException {
         return new ApiException(415, null, message);
     }
 
+    /** 503: something the request needs, outside the database, cannot be reached now; a retry may succeed. */
+    public static ApiException unavailable(String message) {
+        return new ApiException(503, null, message);
+    }
+
     /**
      * {@code value} in single quotes for a message, cut to {@value #MAX_QUOTED} characters: an error should say what
      * it refused without echoing a megabyte back.

@@ -2,6 +2,8 @@ package dev.gantry.server.plan;
 
 import dev.gantry.config.CompileResult;
 import dev.gantry.config.ConfigCompiler;
+import dev.gantry.config.Limits;
+import dev.gantry.config.orb.OrbResolver;
 import dev.gantry.queue.Message;
 import dev.gantry.queue.Queues;
 import dev.gantry.queue.Worker;
@@ -56,22 +58,23 @@ public final class PlanBuilder {
     private final Jdbi jdbi;
     private final Queues queues;
     private final ConfigSource configs;
-    private final ConfigCompiler compiler;
+    private final OrbResolver orbs;
     private final PlanStore store;
     private final ResourceClasses classes;
 
     /**
      * @param jdbi    with the SqlObject plugin installed
+     * @param orbs        where the registry orbs that configs import come from
      * @param classes     the resource classes jobs may name
      * @param tasksQueued called after a commit that queued tasks, to wake agents waiting for work
      */
-    public PlanBuilder(Jdbi jdbi, Queues queues, ConfigSource configs, ConfigCompiler compiler,
+    public PlanBuilder(Jdbi jdbi, Queues queues, ConfigSource configs, OrbResolver orbs,
                        ResourceClasses classes, InstantSource clock, Runnable tasksQueued) {
         this.classes = Objects.requireNonNull(classes, "classes");
         this.jdbi = Objects.requireNonNull(jdbi, "jdbi");
         this.queues = Objects.requireNonNull(queues, "queues");
         this.configs = Objects.requireNonNull(configs, "configs");
-        this.compiler = Objects.requireNonNull(compiler, "compiler");
+        this.orbs = Objects.requireNonNull(orbs, "orbs");
         this.store = new PlanStore(jdbi, classes, clock, tasksQueued);
     }
 
@@ -146,8 +149,23 @@ public final class PlanBuilder {
             return errored(pipeline, e.revision().orElse(null),
                     List.of(new PipelineError(PipelineError.CONFIG_FETCH, e.getMessage())));
         }
-        CompileResult result = compiler.compile(config.path(), config.text(),
+        ResolvedOrbs resolved = new ResolvedOrbs(orbs);
+        CompileResult result = ConfigCompiler.create(resolved, Limits.DEFAULTS).compile(config.path(), config.text(),
                 PipelineContexts.of(pipeline, project, config.revision()));
+        if (resolved.failure().isPresent()) {
+            RuntimeException failure = resolved.failure().get();
+            if (DatabaseFailures.retryAfter(failure).isPresent()) {
+                throw failure;
+            }
+            String message = "cannot resolve the config's orbs: " + failure.getMessage();
+            if (!lastAttempt) {
+                LOG.warn("pipeline {} #{}: {}; the queue will try again", pipeline.project(), pipeline.number(),
+                        message);
+                throw ConfigFetchException.transientFailure(message);
+            }
+            return errored(pipeline, config.revision(), List.of(new PipelineError(PipelineError.CONFIG_FETCH,
+                    message)));
+        }
         if (!result.ok()) {
             return errored(pipeline, config.revision(), PlanChecks.compileErrors(result.errors()));
         }
@@ -155,7 +173,8 @@ public final class PlanBuilder {
         if (!unrunnable.isEmpty()) {
             return errored(pipeline, config.revision(), unrunnable);
         }
-        if (!store.created(pipelineId, project.id(), config.revision(), config.defaultBranch(), result.plan())) {
+        if (!store.created(pipelineId, project.id(), config.revision(), config.defaultBranch(), result.plan(),
+                resolved.resolved())) {
             return Outcome.SKIPPED;
         }
         LOG.info("pipeline {} #{} planned at {} from {}: {} workflows, {} jobs", pipeline.project(),

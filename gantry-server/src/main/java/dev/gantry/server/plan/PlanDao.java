@@ -15,6 +15,10 @@ import org.jdbi.v3.sqlobject.statement.SqlUpdate;
  * and jobs. Attach it to the handle of the transaction that stores a plan.
  */
 interface PlanDao {
+    /** Records the exact orb version each reference of the pipeline's config compiled with. */
+    @SqlBatch("INSERT INTO gantry.pipeline_orb (pipeline_id, reference, version) VALUES (:pipelineId, :reference, :version)")
+    void insertOrbs(UUID pipelineId, List<String> reference, List<String> version);
+
     /** Compare-and-set: 1 when this call moved the pipeline from pending, 0 when another delivery already did. */
     @SqlUpdate("""
             UPDATE gantry.pipeline SET state = 'created', revision = :revision, updated_at = :now

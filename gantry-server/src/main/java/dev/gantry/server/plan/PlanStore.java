@@ -15,6 +15,7 @@ import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import org.jdbi.v3.core.Jdbi;
 
@@ -41,16 +42,21 @@ final class PlanStore {
     /**
      * Makes the pipeline {@code created} at {@code revision} with {@code plan}'s workflows ({@code running}) and jobs
      * ({@code blocked}, numbered in workflow then declaration order), and cancels the workflows it makes redundant
-     * (unless {@code defaultBranch}, which may be null, is the pipeline's branch).
+     * (unless {@code defaultBranch}, which may be null, is the pipeline's branch), and records the exact version
+     * each orb reference ({@code circleci/node@5}) of {@code orbs} compiled with.
      *
      * @return false, writing nothing, when the pipeline was no longer pending
      */
-    boolean created(UUID pipelineId, UUID projectId, String revision, String defaultBranch, Plan plan) {
+    boolean created(UUID pipelineId, UUID projectId, String revision, String defaultBranch, Plan plan,
+                    Map<String, String> orbs) {
         Stored stored = jdbi.inTransaction(h -> {
             PlanDao dao = h.attach(PlanDao.class);
             OffsetDateTime now = now();
             if (!settled(dao.markCreated(pipelineId, revision, now), pipelineId)) {
                 return Stored.NOTHING;
+            }
+            if (!orbs.isEmpty()) {
+                dao.insertOrbs(pipelineId, List.copyOf(orbs.keySet()), List.copyOf(orbs.values()));
             }
             int jobCount = plan.workflows().stream().mapToInt(w -> w.jobs().size()).sum();
             long number = jobCount == 0 ? 0 : dao.claimJobNumbers(projectId, jobCount).orElseThrow(() ->

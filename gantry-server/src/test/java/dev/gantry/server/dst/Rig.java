@@ -1,6 +1,6 @@
 package dev.gantry.server.dst;
 
-import dev.gantry.config.ConfigCompiler;
+import dev.gantry.config.orb.OrbResolver;
 import dev.gantry.queue.QueueSettings;
 import dev.gantry.queue.Queues;
 import dev.gantry.scheduler.fleet.FleetConfig;
@@ -58,7 +58,7 @@ final class Rig implements AutoCloseable {
                 .withRandom(queueRandom), new SimpleMeterRegistry());
         FleetConfig fleet = FleetConfig.defaults();
         triggers = new TriggerCalls(jdbi, queues, clock);
-        planner = new PlanBuilder(jdbi, queues, configs, ConfigCompiler.create(), fleet.resourceClasses(), clock,
+        planner = new PlanBuilder(jdbi, queues, configs, OrbResolver.NONE, fleet.resourceClasses(), clock,
                 () -> { });
         advancer = new WorkflowAdvancer(jdbi, clock, () -> { });
         commands = new WorkflowCommands(jdbi, clock, () -> { });
