@@ -5,8 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.gantry.server.auth.ApiToken;
 import dev.gantry.server.auth.TokenKind;
 import dev.gantry.testkit.EmbeddedPostgresExtension;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.security.SecureRandom;
+import java.util.Base64;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -15,7 +17,10 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** Every /api/v2 request needs the admin token, in Circle-Token or Authorization: Bearer; all else is a JSON 401. */
+/**
+ * Every /api/v2 request needs the admin token, in Circle-Token, Authorization: Bearer or as the basic-auth user (as
+ * CircleCI's API takes it); all else is a JSON 401.
+ */
 class AuthenticationIT {
     @RegisterExtension
     static final EmbeddedPostgresExtension pg = new EmbeddedPostgresExtension();
@@ -43,7 +48,7 @@ class AuthenticationIT {
 
         assertUnauthorized(answer);
         assertThat(answer.text("message")).contains("missing API token", "Circle-Token: <token>",
-                "Authorization: Bearer <token>", "admin-token");
+                "Authorization: Bearer <token>", "curl -u <token>:", "admin-token");
     }
 
     @ParameterizedTest
@@ -53,6 +58,16 @@ class AuthenticationIT {
         String value = header.equals("Authorization") ? "Bearer " + token : token;
 
         assertThat(anonymous.get("/api/v2/project", header, value).status()).isEqualTo(200);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"%s:", "%s", "%s:ignored-password"})
+    void the_admin_token_is_accepted_as_the_basic_auth_user_as_curl_u_sends_it(String credentials) {
+        String token = server.token(TokenKind.ADMIN);
+        String basic = Base64.getEncoder().encodeToString(credentials.formatted(token).getBytes(StandardCharsets.UTF_8));
+
+        assertThat(anonymous.get("/api/v2/project", "Authorization", "Basic " + basic).status()).isEqualTo(200);
+        assertUnauthorized(anonymous.get("/api/v2/project", "Authorization", "Basic not-base64!"));
     }
 
     @ParameterizedTest

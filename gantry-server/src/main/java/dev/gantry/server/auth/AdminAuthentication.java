@@ -3,18 +3,21 @@ package dev.gantry.server.auth;
 import dev.gantry.server.http.ApiException;
 import io.javalin.http.Context;
 import io.javalin.http.Handler;
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
 import java.util.Locale;
 
 /**
- * Lets a request through only with the admin token, in {@code Circle-Token: T} (as CircleCI's API takes it) or
- * {@code Authorization: Bearer T}; anything else is a 401 that says what to send. The presented token is hashed and
+ * Lets a request through only with the admin token, in any of the forms CircleCI's API takes: {@code Circle-Token: T},
+ * {@code Authorization: Bearer T}, or basic authentication with the token as the user and no password ({@code curl -u
+ * T:}); anything else is a 401 that says what to send. The presented token is hashed and
  * compared with the stored hash in constant time. Thread-safe.
  */
 public final class AdminAuthentication implements Handler {
     public static final String CIRCLE_TOKEN = "Circle-Token";
 
     private static final String WHAT_TO_SEND = "send the admin token from $GANTRY_HOME/admin-token as '"
-            + CIRCLE_TOKEN + ": <token>' or 'Authorization: Bearer <token>'";
+            + CIRCLE_TOKEN + ": <token>', 'Authorization: Bearer <token>' or as the basic-auth user (curl -u <token>:)";
 
     private final TokenHash admin;
 
@@ -44,9 +47,26 @@ public final class AdminAuthentication implements Handler {
             throw ApiException.unauthorized("missing API token; " + WHAT_TO_SEND);
         }
         String[] parts = authorization.strip().split("\\s+", 2);
-        if (parts.length != 2 || !parts[0].toLowerCase(Locale.ROOT).equals("bearer")) {
-            throw ApiException.unauthorized("the Authorization header must be 'Bearer <token>'; " + WHAT_TO_SEND);
+        String scheme = parts[0].toLowerCase(Locale.ROOT);
+        if (parts.length == 2 && scheme.equals("bearer")) {
+            return parts[1];
         }
-        return parts[1];
+        if (parts.length == 2 && scheme.equals("basic")) {
+            return basicUser(parts[1]);
+        }
+        throw ApiException.unauthorized("the Authorization header must be 'Bearer <token>' or 'Basic <base64 of "
+                + "token:>'; " + WHAT_TO_SEND);
+    }
+
+    /** The user of basic credentials, where CircleCI's clients put the token; a password, if any, is ignored. */
+    private static String basicUser(String credentials) {
+        String decoded;
+        try {
+            decoded = new String(Base64.getDecoder().decode(credentials.strip()), StandardCharsets.UTF_8);
+        } catch (IllegalArgumentException notBase64) {
+            throw ApiException.unauthorized("the basic credentials are not base64; " + WHAT_TO_SEND);
+        }
+        int colon = decoded.indexOf(':');
+        return colon < 0 ? decoded : decoded.substring(0, colon);
     }
 }
