@@ -115,8 +115,8 @@ class ProjectsIT {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"/api/v2/project/gantry/acme/nope", "/api/v2/project/gh/acme/app",
-        "/api/v2/project/gantry/acme/bad%20name"})
+    @ValueSource(strings = {"/api/v2/project/gantry/acme/nope", "/api/v2/project/gh/acme/nope",
+        "/api/v2/project/svn/acme/app", "/api/v2/project/gantry/acme/bad%20name"})
     void an_unknown_project_is_a_404_in_json(String path) {
         server.createProject("acme", "app");
 
@@ -124,6 +124,19 @@ class ProjectsIT {
 
         assertThat(answer.status()).isEqualTo(404);
         assertThat(answer.text("message")).startsWith("no project");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"gh", "github", "gl", "gitlab", "bb", "bitbucket"})
+    void circleci_s_slugs_name_the_same_project(String vcs) {
+        server.createProject("acme", "app");
+
+        ApiClient.Answer answer = api.get("/api/v2/project/" + vcs + "/acme/app");
+
+        assertThat(answer.status()).isEqualTo(200);
+        assertThat(answer.text("slug")).isEqualTo("gantry/acme/app");
+        assertThat(api.post("/api/v2/project/" + vcs + "/acme/app/pipeline", "{\"branch\": \"main\"}").status())
+                .isEqualTo(201);
     }
 
     @Test

@@ -73,7 +73,9 @@ public final class ProjectRoutes {
 
     /** 404 for the project {@code slug}. */
     public static ApiException unknown(String slug) {
-        return ApiException.notFound("no project " + slug + (slug.startsWith(ProjectSlug.VCS + "/") ? ""
-                : "; Gantry's project slugs start with " + ProjectSlug.VCS + "/"));
+        String vcs = slug.substring(0, Math.max(0, slug.indexOf('/')));
+        return ApiException.notFound("no project " + slug + (vcs.equals(ProjectSlug.VCS)
+                || ProjectSlug.VCS_ALIASES.contains(vcs) ? "" : "; Gantry's project slugs start with " + ProjectSlug.VCS
+                + "/ (or CircleCI's gh/, github/, gl/, gitlab/, bb/, bitbucket/)"));
     }
 }

@@ -96,9 +96,12 @@ class NewProjectTest {
     }
 
     @Test
-    void path_segments_name_a_project_only_under_the_gantry_prefix() {
+    void path_segments_name_a_project_under_the_gantry_prefix_or_circleci_s() {
         assertThat(ProjectSlug.fromPath("gantry", "acme", "app")).contains(new ProjectSlug("acme", "app"));
-        assertThat(ProjectSlug.fromPath("gh", "acme", "app")).isEmpty();
+        for (String vcs : new String[] {"gh", "github", "gl", "gitlab", "bb", "bitbucket"}) {
+            assertThat(ProjectSlug.fromPath(vcs, "acme", "app")).contains(new ProjectSlug("acme", "app"));
+        }
+        assertThat(ProjectSlug.fromPath("svn", "acme", "app")).isEmpty();
         assertThat(ProjectSlug.fromPath("gantry", "..", "app")).isEmpty();
         assertThat(ProjectSlug.fromPath("gantry", "acme", "a b")).isEmpty();
     }
