@@ -189,6 +189,39 @@ class OrchestratorIT {
     }
 
     @Test
+    void a_rerun_of_chosen_jobs_runs_them_and_what_is_downstream_and_a_sparse_tree_drops_the_unconnected() {
+        UUID wf = workflow("build", "lint", "test<-build", "deploy<-test", "docs");
+        awaitStatuses(wf, Map.of("build#1", "queued", "lint#1", "queued", "docs#1", "queued"));
+        finish(wf, "build", "success");
+        finish(wf, "lint", "success");
+        finish(wf, "docs", "failed");
+        awaitStatuses(wf, Map.of("test#1", "queued"));
+        finish(wf, "test", "success");
+        awaitStatuses(wf, Map.of("deploy#1", "queued"));
+        finish(wf, "deploy", "success");
+        await().atMost(Duration.ofSeconds(10)).until(() -> workflowStatus(wf).equals("failed"));
+        String test = "\"" + jobId(wf, "test") + "\"";
+
+        ApiClient.Answer chosen = api.post("/api/v2/workflow/" + wf + "/rerun", "{\"jobs\": [" + test + "]}");
+        ApiClient.Answer sparse = api.post("/api/v2/workflow/" + wf + "/rerun",
+                "{\"jobs\": [" + test + "], \"sparse_tree\": true}");
+
+        assertThat(chosen.status()).as(chosen.body()).isEqualTo(202);
+        assertThat(statuses(UUID.fromString(chosen.text("workflow_id")))).isEqualTo(Map.of("build#1", "success",
+                "lint#1", "success", "docs#1", "failed", "test#1", "queued", "deploy#1", "blocked"));
+        assertThat(statuses(UUID.fromString(sparse.text("workflow_id")))).as("only test, its upstream and downstream")
+                .isEqualTo(Map.of("build#1", "success", "test#1", "queued", "deploy#1", "blocked"));
+        assertThat(api.post("/api/v2/workflow/" + wf + "/rerun", "{\"jobs\": [\"" + UUID.randomUUID() + "\"]}")
+                .text("message")).contains("is not a job of workflow");
+        assertThat(api.post("/api/v2/workflow/" + wf + "/rerun", "{\"jobs\": [" + test + "], \"from_failed\": true}")
+                .status()).isEqualTo(400);
+        assertThat(api.post("/api/v2/workflow/" + wf + "/rerun", "{\"sparse_tree\": true}").status())
+                .isEqualTo(400);
+        assertThat(api.post("/api/v2/workflow/" + wf + "/rerun", "{\"enable_ssh\": true}").text("message"))
+                .contains("SSH");
+    }
+
+    @Test
     void cancel_stops_waiting_jobs_at_once_and_asks_running_ones_to_stop() {
         UUID wf = workflow("build", "lint", "test<-build");
         awaitStatuses(wf, Map.of("build#1", "queued", "lint#1", "queued"));

@@ -2,6 +2,8 @@ package dev.gantry.server.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -59,6 +61,23 @@ public final class JsonFields {
                 throw ApiException.invalid(name, "\"" + name + "\" must be true or false");
             }
             return value.booleanValue();
+        });
+    }
+
+    /** The field {@code name}, an array of strings, if it is there. */
+    public Optional<List<String>> optionalStrings(String name) {
+        return present(name).map(value -> {
+            if (!value.isArray()) {
+                throw ApiException.invalid(name, "\"" + name + "\" must be an array of strings");
+            }
+            List<String> strings = new ArrayList<>();
+            for (JsonNode item : value) {
+                if (!item.isTextual()) {
+                    throw ApiException.invalid(name, "\"" + name + "\" must be an array of strings");
+                }
+                strings.add(item.textValue());
+            }
+            return List.copyOf(strings);
         });
     }
 

@@ -5,6 +5,8 @@ import dev.gantry.server.http.Json;
 import dev.gantry.server.http.JsonBody;
 import dev.gantry.server.http.JsonFields;
 import io.javalin.http.Context;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
@@ -15,6 +17,7 @@ import java.util.UUID;
  */
 public final class WorkflowCommandRoutes {
     private static final Map<String, String> ACCEPTED = Map.of("message", "Accepted.");
+    private static final Set<String> RERUN_FIELDS = Set.of("from_failed", "jobs", "sparse_tree", "enable_ssh");
 
     private final WorkflowCommands commands;
 
@@ -27,15 +30,30 @@ public final class WorkflowCommandRoutes {
         Json.respond(ctx, 202, ACCEPTED);
     }
 
-    /** Body {@code {"from_failed": true}} or {@code false}; an empty body reruns all of it. */
+    /**
+     * CircleCI's body: {@code from_failed}, {@code jobs} (job ids), {@code sparse_tree}, {@code enable_ssh} (refused:
+     * Gantry has no SSH reruns); an empty body reruns all of it.
+     */
     public void rerun(Context ctx) {
         UUID workflowId = uuid(ctx, "id", "workflow");
-        boolean fromFailed = false;
+        WorkflowCommands.Rerun how = WorkflowCommands.Rerun.ALL;
         if (ctx.req().getContentLengthLong() != 0) {
-            fromFailed = JsonFields.of(JsonBody.readObject(ctx), Set.of("from_failed"))
-                    .optionalBoolean("from_failed").orElse(false);
+            JsonFields body = JsonFields.of(JsonBody.readObject(ctx), RERUN_FIELDS);
+            if (body.optionalBoolean("enable_ssh").orElse(false)) {
+                throw ApiException.invalid("enable_ssh", "Gantry does not rerun with SSH");
+            }
+            Set<UUID> jobs = new LinkedHashSet<>();
+            for (String id : body.optionalStrings("jobs").orElse(List.of())) {
+                try {
+                    jobs.add(UUID.fromString(id));
+                } catch (IllegalArgumentException e) {
+                    throw ApiException.invalid("jobs", "job ids are UUIDs, got " + ApiException.quote(id));
+                }
+            }
+            how = new WorkflowCommands.Rerun(body.optionalBoolean("from_failed").orElse(false), jobs,
+                    body.optionalBoolean("sparse_tree").orElse(false));
         }
-        Json.respond(ctx, 202, Map.of("workflow_id", commands.rerun(workflowId, fromFailed).toString()));
+        Json.respond(ctx, 202, Map.of("workflow_id", commands.rerun(workflowId, how).toString()));
     }
 
     public void approve(Context ctx) {

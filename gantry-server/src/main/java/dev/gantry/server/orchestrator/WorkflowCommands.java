@@ -6,15 +6,21 @@ import dev.gantry.server.run.TaskStatus;
 import dev.gantry.server.run.WorkflowStatus;
 import java.time.InstantSource;
 import java.time.OffsetDateTime;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
+import java.util.stream.Collectors;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
 
 /**
- * What people do to workflows: cancel, rerun (all or from failed) and approve, each one transaction under the
+ * What people do to workflows: cancel, rerun (all, from failed, or chosen jobs) and approve, each one transaction under the
  * workflow's row lock, so they and the orchestrator's advances see each other's results. Thread-safe.
  */
 public final class WorkflowCommands {
@@ -66,14 +72,35 @@ public final class WorkflowCommands {
     }
 
     /**
-     * Reruns a finished workflow as a new workflow of the same pipeline. From failed, the jobs that succeeded are
-     * carried over as they were (their workspace layers with them) and only the others run again.
+     * What a rerun runs again, as CircleCI's rerun takes it: all of the workflow; the jobs that did not succeed
+     * ({@code from_failed}); or the jobs {@code jobs} names with every job downstream of them, the rest carried over
+     * as they ended, and with {@code sparse_tree} also without the jobs unconnected to those (neither upstream nor
+     * downstream of them).
+     */
+    public record Rerun(boolean fromFailed, Set<UUID> jobs, boolean sparseTree) {
+        public static final Rerun ALL = new Rerun(false, Set.of(), false);
+
+        public Rerun {
+            jobs = Set.copyOf(jobs);
+            if (fromFailed && !jobs.isEmpty()) {
+                throw ApiException.invalid("jobs", "from_failed and jobs cannot be combined; name the jobs to rerun, "
+                        + "or rerun from failed");
+            }
+            if (sparseTree && jobs.isEmpty()) {
+                throw ApiException.invalid("sparse_tree", "sparse_tree needs jobs: the jobs to rerun");
+            }
+        }
+    }
+
+    /**
+     * Reruns a finished workflow as a new workflow of the same pipeline. Jobs that do not run again are carried over
+     * as they were (their workspace layers with them); see {@link Rerun}.
      *
      * @return the new workflow's id
      * @throws ApiException 404 if there is no such workflow, 409 while it still runs, 400 for a rerun from failed of
-     *                      a workflow where nothing failed
+     *                      a workflow where nothing failed or for jobs that are not the workflow's
      */
-    public UUID rerun(UUID workflowId, boolean fromFailed) {
+    public UUID rerun(UUID workflowId, Rerun how) {
         UUID rerun = UUID.randomUUID();
         boolean queued = jdbi.inTransaction(h -> {
             OrchestratorDao dao = h.attach(OrchestratorDao.class);
@@ -86,16 +113,21 @@ public final class WorkflowCommands {
             for (Advance.Job job : dao.jobs(workflowId)) {
                 latest.put(job.name(), job); // jobs come in number order: a retry replaces its first attempt
             }
-            if (fromFailed && latest.values().stream().allMatch(j -> j.status() == JobStatus.SUCCESS)) {
+            if (how.fromFailed() && latest.values().stream().allMatch(j -> j.status() == JobStatus.SUCCESS)) {
                 throw ApiException.badRequest("workflow " + workflowId + " has no failed jobs to rerun; "
                         + "send {\"from_failed\": false} to rerun all of it");
             }
+            Set<String> again = again(workflowId, latest, how);
+            Set<String> kept = how.sparseTree() ? connected(latest, again) : latest.keySet();
             OffsetDateTime now = Times.now(clock);
             dao.insertRerun(rerun, workflow.pipelineId(), workflow.name(), workflowId, now);
             for (Advance.Job job : latest.values()) {
-                boolean carried = fromFailed && job.status() == JobStatus.SUCCESS;
+                if (!kept.contains(job.name())) {
+                    continue;
+                }
+                boolean carried = !again.contains(job.name());
                 dao.copyJob(UUID.randomUUID(), job.id(), rerun, dao.claimJobNumber(workflow.projectId()), 1,
-                        carried ? JobStatus.SUCCESS.word() : JobStatus.BLOCKED.word(), carried, now);
+                        carried ? job.status().word() : JobStatus.BLOCKED.word(), carried, now);
             }
             return WorkflowAdvancer.advance(h, rerun, now);
         });
@@ -103,6 +135,50 @@ public final class WorkflowCommands {
             tasksQueued.run();
         }
         return rerun;
+    }
+
+    /** The names of the jobs that run again. */
+    private static Set<String> again(UUID workflowId, Map<String, Advance.Job> latest, Rerun how) {
+        if (how.jobs().isEmpty()) {
+            return latest.values().stream().filter(j -> !how.fromFailed() || j.status() != JobStatus.SUCCESS)
+                    .map(Advance.Job::name).collect(Collectors.toSet());
+        }
+        Map<UUID, String> names = new HashMap<>();
+        latest.values().forEach(j -> names.put(j.id(), j.name()));
+        Set<String> again = new HashSet<>();
+        for (UUID id : how.jobs()) {
+            String name = names.get(id);
+            if (name == null) {
+                throw ApiException.invalid("jobs", "job " + id + " is not a job of workflow " + workflowId
+                        + " (or not its latest attempt)");
+            }
+            again.add(name);
+        }
+        // Downstream: whatever requires a job that runs again runs again, until nothing more does.
+        for (boolean grew = true; grew; ) {
+            grew = false;
+            for (Advance.Job job : latest.values()) {
+                if (!again.contains(job.name()) && job.requires().keySet().stream().anyMatch(again::contains)) {
+                    grew = again.add(job.name());
+                }
+            }
+        }
+        return again;
+    }
+
+    /** {@code again} and every job they require, directly or not: a sparse tree leaves out the rest. */
+    private static Set<String> connected(Map<String, Advance.Job> latest, Set<String> again) {
+        Set<String> kept = new HashSet<>(again);
+        Deque<String> upstream = new ArrayDeque<>(again);
+        while (!upstream.isEmpty()) {
+            Advance.Job job = latest.get(upstream.pop());
+            for (String required : job == null ? Set.<String>of() : job.requires().keySet()) {
+                if (kept.add(required)) {
+                    upstream.push(required);
+                }
+            }
+        }
+        return kept;
     }
 
     /**

@@ -1,6 +1,7 @@
 package dev.gantry.server.dst;
 
 import dev.gantry.server.http.ApiException;
+import dev.gantry.server.orchestrator.WorkflowCommands;
 import dev.gantry.server.pipeline.TriggerCalls;
 import dev.gantry.server.project.ProjectSlug;
 import java.util.LinkedHashSet;
@@ -81,7 +82,8 @@ final class ClientSteps {
         reruns++;
         boolean fromFailed = stage.random.nextBoolean();
         command("user: rerun " + stage.label(w.id()) + (fromFailed ? " from failed" : ""), true,
-                () -> stage.rig.commands.rerun(w.id(), fromFailed));
+                () -> stage.rig.commands.rerun(w.id(),
+                        new WorkflowCommands.Rerun(fromFailed, Set.of(), false)));
     }
 
     /**
