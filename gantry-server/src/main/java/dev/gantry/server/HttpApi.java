@@ -46,6 +46,7 @@ final class HttpApi {
             config.routes.before("/api/v2/*", authentication);
             config.routes.before("/metrics", authentication);
             config.routes.get("/metrics", metrics::scrape);
+            config.routes.get("/api/v2/me", authentication::me);
             config.routes.post("/api/v2/project", projects::create);
             config.routes.get("/api/v2/project", projects::list);
             config.routes.get("/api/v2/project/{vcs}/{org}/{name}", projects::get);
@@ -60,6 +61,7 @@ final class HttpApi {
             config.routes.post("/api/v2/workflow/{id}/rerun", workflowCommands::rerun);
             config.routes.post("/api/v2/workflow/{id}/approve/{approval_request_id}", workflowCommands::approve);
             config.routes.get("/api/v2/project/{vcs}/{org}/{name}/job/{number}", jobs::get);
+            config.routes.post("/api/v2/project/{vcs}/{org}/{name}/job/{number}/cancel", workflowCommands::cancelJob);
             config.routes.get("/api/v2/insights/queue", queueInsights::get);
             config.routes.get("/api/v2/insights/fleet", fleetInsights::get);
             config.routes.post("/api/v2/fleet/pools/{pool}/pause", poolPauses::pause);

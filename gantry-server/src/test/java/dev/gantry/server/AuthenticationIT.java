@@ -96,6 +96,16 @@ class AuthenticationIT {
     }
 
     @Test
+    void me_is_the_admin_until_there_are_users() {
+        ApiClient.Answer me = server.api().get("/api/v2/me");
+
+        assertThat(me.status()).isEqualTo(200);
+        assertThat(me.text("login")).isEqualTo("admin");
+        assertThat(me.text("id")).isEqualTo(server.api().get("/api/v2/me").text("id"));
+        assertUnauthorized(anonymous.get("/api/v2/me"));
+    }
+
+    @Test
     void the_agent_token_does_not_open_the_api() {
         ApiClient.Answer answer = anonymous.withToken(server.token(TokenKind.AGENT)).get("/api/v2/project");
 

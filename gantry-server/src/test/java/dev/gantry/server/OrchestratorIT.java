@@ -222,6 +222,25 @@ class OrchestratorIT {
     }
 
     @Test
+    void a_job_canceled_by_its_number_stops_its_dependents_while_the_rest_of_the_workflow_goes_on() {
+        UUID wf = workflow("build", "test<-build", "lint");
+        awaitStatuses(wf, Map.of("build#1", "queued", "lint#1", "queued"));
+
+        ApiClient.Answer canceled = api.post("/api/v2/project/gh/acme/app/job/1/cancel", "");
+        assertThat(canceled.status()).as(canceled.body()).isEqualTo(202);
+        assertThat(statuses(wf)).containsEntry("build#1", "canceled").containsEntry("test#1", "not_run")
+                .containsEntry("lint#1", "queued");
+        assertThat(one(Integer.class, "SELECT count(*) FROM gantry.job_task WHERE job_id = ? AND status = 'queued'",
+                jobId(wf, "build"))).as("its tasks are withdrawn").isZero();
+        finish(wf, "lint", "success");
+        await().atMost(Duration.ofSeconds(10)).until(() -> workflowStatus(wf).equals("canceled"));
+
+        assertThat(api.post("/api/v2/project/gantry/acme/app/job/1/cancel", "").status()).as("again: no change")
+                .isEqualTo(202);
+        assertThat(api.post("/api/v2/project/gantry/acme/app/job/99/cancel", "").status()).isEqualTo(404);
+    }
+
+    @Test
     void cancel_stops_waiting_jobs_at_once_and_asks_running_ones_to_stop() {
         UUID wf = workflow("build", "lint", "test<-build");
         awaitStatuses(wf, Map.of("build#1", "queued", "lint#1", "queued"));

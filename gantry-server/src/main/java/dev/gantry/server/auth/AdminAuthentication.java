@@ -1,11 +1,14 @@
 package dev.gantry.server.auth;
 
 import dev.gantry.server.http.ApiException;
+import dev.gantry.server.http.Json;
 import io.javalin.http.Context;
 import io.javalin.http.Handler;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.Locale;
+import java.util.Map;
+import java.util.UUID;
 
 /**
  * Lets a request through only with the admin token, in any of the forms CircleCI's API takes: {@code Circle-Token: T},
@@ -23,6 +26,15 @@ public final class AdminAuthentication implements Handler {
 
     public AdminAuthentication(TokenHash admin) {
         this.admin = admin;
+    }
+
+    /**
+     * {@code GET /api/v2/me}: who the token is, in CircleCI's shape. Until there are users, the admin token is the one
+     * user, {@code admin}, with an id that stays the same while the token does.
+     */
+    public void me(Context ctx) {
+        Json.respond(ctx, 200, Map.of("id", UUID.nameUUIDFromBytes(admin.bytes()).toString(), "login", "admin",
+                "name", "Gantry admin"));
     }
 
     @Override

@@ -109,27 +109,43 @@ interface OrchestratorDao {
             """)
     int insertRerun(UUID id, UUID pipelineId, String name, UUID rerunOf, OffsetDateTime now);
 
-    /** Cancels the jobs that have not started; 0 or more rows. */
+    /** The job numbered {@code number} in the project, as its id and its workflow's. */
+    @SqlQuery("""
+            SELECT j.id, j.workflow_id
+            FROM gantry.job j
+            JOIN gantry.project p ON p.id = j.project_id
+            WHERE p.organization = :organization AND p.name = :name AND j.number = :number
+            """)
+    @RegisterConstructorMapper(NumberedJob.class)
+    Optional<NumberedJob> findJob(String organization, String name, long number);
+
+    /** A job found by its number. */
+    record NumberedJob(UUID id, UUID workflowId) {
+    }
+
+    /** Cancels the workflow's jobs that have not started, or only {@code jobId} if not null; 0 or more rows. */
     @SqlUpdate("""
             UPDATE gantry.job SET status = 'canceled', stopped_at = :now
             WHERE workflow_id = :workflowId AND status IN ('blocked', 'queued', 'on_hold')
+              AND (CAST(:jobId AS uuid) IS NULL OR id = CAST(:jobId AS uuid))
             """)
-    int cancelWaitingJobs(UUID workflowId, OffsetDateTime now);
+    int cancelWaitingJobs(UUID workflowId, UUID jobId, OffsetDateTime now);
 
-    /** Tells running jobs to stop: their agents hear it on the next heartbeat. */
+    /** Tells running jobs (or only {@code jobId}) to stop: their agents hear it on the next heartbeat. */
     @SqlUpdate("""
             UPDATE gantry.job SET cancel_requested = true
-            WHERE workflow_id = :workflowId AND status = 'running'
+            WHERE workflow_id = :workflowId AND status = 'running' AND (CAST(:jobId AS uuid) IS NULL OR id = CAST(:jobId AS uuid))
             """)
-    int requestCancelOfRunningJobs(UUID workflowId);
+    int requestCancelOfRunningJobs(UUID workflowId, UUID jobId);
 
-    /** Withdraws the tasks no agent has claimed yet, of every job of the workflow. */
+    /** Withdraws the tasks no agent has claimed yet, of every job of the workflow or only of {@code jobId}. */
     @SqlUpdate("""
             UPDATE gantry.job_task t SET status = 'canceled', stopped_at = :now
             FROM gantry.job j
             WHERE j.id = t.job_id AND j.workflow_id = :workflowId AND t.status = 'queued'
+              AND (CAST(:jobId AS uuid) IS NULL OR j.id = CAST(:jobId AS uuid))
             """)
-    int cancelQueuedTasks(UUID workflowId, OffsetDateTime now);
+    int cancelQueuedTasks(UUID workflowId, UUID jobId, OffsetDateTime now);
 
     /** A task of a running job. */
     record TaskOfRunningJob(UUID jobId, String status) {
@@ -143,10 +159,11 @@ interface OrchestratorDao {
             FROM gantry.job_task t
             JOIN gantry.job j ON j.id = t.job_id
             WHERE j.workflow_id = :workflowId AND j.status = 'running'
+              AND (CAST(:jobId AS uuid) IS NULL OR j.id = CAST(:jobId AS uuid))
             ORDER BY t.job_id, t.node_index
             """)
     @RegisterConstructorMapper(TaskOfRunningJob.class)
-    List<TaskOfRunningJob> tasksOfRunningJobs(UUID workflowId);
+    List<TaskOfRunningJob> tasksOfRunningJobs(UUID workflowId, UUID jobId);
 
     /** Gives a running job whose tasks have all ended their outcome; 1 if it was running. */
     @SqlUpdate("""

@@ -4,6 +4,9 @@ import dev.gantry.server.http.ApiException;
 import dev.gantry.server.http.Json;
 import dev.gantry.server.http.JsonBody;
 import dev.gantry.server.http.JsonFields;
+import dev.gantry.server.http.PathParams;
+import dev.gantry.server.project.ProjectRoutes;
+import dev.gantry.server.project.ProjectSlug;
 import io.javalin.http.Context;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -54,6 +57,13 @@ public final class WorkflowCommandRoutes {
                     body.optionalBoolean("sparse_tree").orElse(false));
         }
         Json.respond(ctx, 202, Map.of("workflow_id", commands.rerun(workflowId, how).toString()));
+    }
+
+    /** {@code POST /project/{slug}/job/{number}/cancel}. */
+    public void cancelJob(Context ctx) {
+        ProjectSlug slug = ProjectRoutes.slugOf(ctx);
+        commands.cancelJob(slug.organization(), slug.name(), PathParams.positiveNumber(ctx, "number"));
+        Json.respond(ctx, 202, ACCEPTED);
     }
 
     public void approve(Context ctx) {

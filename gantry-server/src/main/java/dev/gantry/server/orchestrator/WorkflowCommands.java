@@ -52,23 +52,50 @@ public final class WorkflowCommands {
 
     /** Cancels the (locked, unfinished) workflow within {@code h}'s transaction. */
     static void cancel(Handle h, UUID workflowId, OffsetDateTime now) {
+        stopJobs(h, workflowId, null, now);
+        h.attach(OrchestratorDao.class).setStatus(workflowId, WorkflowStatus.CANCELED.word(), true, now);
+    }
+
+    /**
+     * Cancels one job, the job {@code number} of the project {@code slug}, as CircleCI's job cancel does: at once if
+     * it has not started, else its agents are told to stop. Its dependents do not run; the rest of the workflow goes
+     * on. Canceling a finished job changes nothing.
+     *
+     * @throws ApiException 404 if there is no such job
+     */
+    public void cancelJob(String organization, String name, long number) {
+        boolean queued = jdbi.inTransaction(h -> {
+            OrchestratorDao dao = h.attach(OrchestratorDao.class);
+            OrchestratorDao.NumberedJob job = dao.findJob(organization, name, number).orElseThrow(() ->
+                    ApiException.notFound("no job " + number + " in project gantry/" + organization + "/" + name));
+            dao.lockWorkflow(job.workflowId()).orElseThrow(() -> unknown(job.workflowId()));
+            OffsetDateTime now = Times.now(clock);
+            stopJobs(h, job.workflowId(), job.id(), now);
+            return WorkflowAdvancer.advance(h, job.workflowId(), now);
+        });
+        if (queued) {
+            tasksQueued.run();
+        }
+    }
+
+    /** Stops the workflow's unfinished jobs, or only {@code jobId} if not null, within the workflow's lock. */
+    private static void stopJobs(Handle h, UUID workflowId, UUID jobId, OffsetDateTime now) {
         OrchestratorDao dao = h.attach(OrchestratorDao.class);
         // Tasks before jobs, the order an agent's claim locks them in: the two cannot deadlock. A task a claim holds
         // is waited for; once that claim commits, the task runs and its job is told to stop just below.
-        dao.cancelQueuedTasks(workflowId, now);
-        dao.cancelWaitingJobs(workflowId, now);
-        dao.requestCancelOfRunningJobs(workflowId);
+        dao.cancelQueuedTasks(workflowId, jobId, now);
+        dao.cancelWaitingJobs(workflowId, jobId, now);
+        dao.requestCancelOfRunningJobs(workflowId, jobId);
         // A running job whose other nodes had all ended is over now that its unclaimed ones are withdrawn.
         Map<UUID, List<TaskStatus>> tasks = new LinkedHashMap<>();
-        for (OrchestratorDao.TaskOfRunningJob t : dao.tasksOfRunningJobs(workflowId)) {
+        for (OrchestratorDao.TaskOfRunningJob t : dao.tasksOfRunningJobs(workflowId, jobId)) {
             tasks.computeIfAbsent(t.jobId(), id -> new java.util.ArrayList<>()).add(t.taskStatus());
         }
-        tasks.forEach((jobId, statuses) -> {
+        tasks.forEach((id, statuses) -> {
             if (statuses.stream().allMatch(TaskStatus::terminal)) {
-                dao.finishRunningJob(jobId, TaskStatus.jobOutcome(statuses).word(), now);
+                dao.finishRunningJob(id, TaskStatus.jobOutcome(statuses).word(), now);
             }
         });
-        dao.setStatus(workflowId, WorkflowStatus.CANCELED.word(), true, now);
     }
 
     /**
