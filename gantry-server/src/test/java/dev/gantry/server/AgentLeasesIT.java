@@ -192,6 +192,17 @@ class AgentLeasesIT {
     }
 
     @Test
+    void an_infrastructure_failure_repeated_after_a_lost_answer_is_200() {
+        UUID job = runs.job(workflow, "test").insert();
+        AgentClient.Claimed task = agent.claimed(agentId);
+
+        assertThat(agent.complete(task, task.lease(), "infrastructure_fail").status()).isEqualTo(200);
+        assertThat(agent.complete(task, task.lease(), "infrastructure_fail").status()).as("a repeat").isEqualTo(200);
+        assertThat(agent.complete(task, task.lease(), "success").status()).as("another outcome").isEqualTo(409);
+        assertThat(runs.taskStatus(job, 0)).isEqualTo("infrastructure_fail");
+    }
+
+    @Test
     void a_completion_records_the_step_ends_and_output_it_carries_once_and_only_under_its_lease() {
         UUID job = runs.job(workflow, "test").insert();
         AgentClient.Claimed task = agent.claimed(agentId);

@@ -93,9 +93,11 @@ final class Leases {
             }
             TaskDao.TaskState state = tasks.state(task.jobId(), task.nodeIndex()).orElseThrow(() -> unknown(task));
             // Ended by a completion under this lease, not given up by the sweeper: the agent's earlier completion
-            // landed and its answer was lost.
+            // landed and its answer was lost. An infrastructure_fail may be the sweeper's; a repeat saying the same
+            // changes nothing either way, so it is a repeat too.
             TaskStatus ended = TaskStatus.ofWord(state.status());
-            boolean repeat = lease.equals(state.lease()) && ended.terminal() && ended != TaskStatus.INFRASTRUCTURE_FAIL;
+            boolean repeat = lease.equals(state.lease()) && ended.terminal()
+                    && (ended != TaskStatus.INFRASTRUCTURE_FAIL || status == TaskStatus.INFRASTRUCTURE_FAIL);
             if (!repeat) {
                 throw lost(task);
             }
