@@ -23,7 +23,8 @@ public record PipelineContext(
         String projectGitUrl,
         String projectType,
         String projectSlug,
-        String defaultBranch) {
+        String defaultBranch,
+        String baseRevision) {
 
     public static final String DEFAULT_BRANCH = "main";
     public static final String DEFAULT_ID = "00000000-0000-0000-0000-000000000000";
@@ -45,6 +46,7 @@ public record PipelineContext(
         Objects.requireNonNull(projectType, "projectType");
         Objects.requireNonNull(projectSlug, "projectSlug");
         Objects.requireNonNull(defaultBranch, "defaultBranch");
+        Objects.requireNonNull(baseRevision, "baseRevision");
     }
 
     /** A context for branch {@value #DEFAULT_BRANCH}, pipeline number 1, and no parameters. */
@@ -74,6 +76,7 @@ public record PipelineContext(
         private String projectType = "gantry";
         private String projectSlug = "";
         private String defaultBranch = DEFAULT_BRANCH;
+        private String baseRevision = "";
 
         private Builder() {
         }
@@ -140,10 +143,16 @@ public record PipelineContext(
             return this;
         }
 
+        /** {@code pipeline.git.base_revision}: a pull request's base commit; empty (the default) otherwise. */
+        public Builder baseRevision(String baseRevision) {
+            this.baseRevision = baseRevision;
+            return this;
+        }
+
         public PipelineContext build() {
             String b = branch == null && tag == null ? defaultBranch : branch;
             return new PipelineContext(b, tag, parameters, number, id, revision, triggerSource, projectGitUrl,
-                    projectType, projectSlug, defaultBranch);
+                    projectType, projectSlug, defaultBranch, baseRevision);
         }
     }
 }

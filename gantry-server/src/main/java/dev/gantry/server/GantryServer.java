@@ -32,15 +32,19 @@ import dev.gantry.server.orchestrator.WorkflowCommandRoutes;
 import dev.gantry.server.orchestrator.WorkflowCommands;
 import dev.gantry.server.pipeline.PipelineRoutes;
 import dev.gantry.server.pipeline.PipelineTriggers;
+import dev.gantry.server.plan.Continuations;
 import dev.gantry.server.plan.GitMirrors;
 import dev.gantry.server.plan.PlanBuilder;
 import dev.gantry.server.project.ProjectRoutes;
 import dev.gantry.server.project.Projects;
 import dev.gantry.server.results.ResultsApi;
 import dev.gantry.server.retention.RetentionSweeper;
+import dev.gantry.server.schedule.ScheduleRoutes;
+import dev.gantry.server.schedule.Schedules;
 import dev.gantry.server.storage.FileBlobStore;
 import dev.gantry.server.storage.FileOutputStore;
 import dev.gantry.server.storage.OutputStore;
+import dev.gantry.server.webhook.WebhookRoutes;
 import dev.gantry.server.workflow.WorkflowRoutes;
 import dev.gantry.server.workflow.Workflows;
 import io.javalin.Javalin;
@@ -196,6 +200,9 @@ public final class GantryServer implements AutoCloseable {
             queueLoops.add(new RetentionSweeper(jdbi, blobs, settings.retention(), clock).start());
             OrbStore orbs = new OrbStore(jdbi, clock,
                     settings.orbRegistry() == null ? null : new UpstreamRegistry(settings.orbRegistry()));
+            PipelineTriggers triggers = new PipelineTriggers(jdbi, queues, clock);
+            Schedules schedules = new Schedules(jdbi, triggers, clock).start();
+            queueLoops.add(schedules);
             if (planPipelines) {
                 queueLoops.add(new PlanBuilder(jdbi, queues, GitMirrors.under(home), orbs,
                         fleetConfig.resourceClasses(), clock, tasksQueued)
@@ -203,12 +210,14 @@ public final class GantryServer implements AutoCloseable {
             }
             Javalin http = HttpApi.create(settings.host(), settings.port(), new AdminAuthentication(tokens.hash(TokenKind.ADMIN)),
                     new ProjectRoutes(new Projects(jdbi, clock)),
-                    new PipelineRoutes(new PipelineTriggers(jdbi, queues, clock)),
+                    new PipelineRoutes(triggers),
                     new WorkflowRoutes(new Workflows(jdbi)), new JobRoutes(jdbi, new FleetView(fleet), clock),
                     new WorkflowCommandRoutes(new WorkflowCommands(jdbi, clock, tasksQueued)),
                     new QueueInsights(jdbi, fleet, clock), new FleetInsights(jdbi, autoscaling),
                     new PoolPauses(jdbi, clock), new QueueAdminRoutes(queues), metrics, agents, results,
-                    new OrbRoutes(orbs));
+                    new OrbRoutes(orbs), new WebhookRoutes(jdbi, triggers, clock),
+                    new Continuations(jdbi, orbs, fleetConfig.resourceClasses(), clock, tasksQueued),
+                    new ScheduleRoutes(schedules));
             startHttp(http, settings);
             agents.start();
             if (autoscaling != null) {

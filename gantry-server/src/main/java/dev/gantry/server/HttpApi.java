@@ -12,8 +12,11 @@ import dev.gantry.server.job.JobRoutes;
 import dev.gantry.server.orb.OrbRoutes;
 import dev.gantry.server.orchestrator.WorkflowCommandRoutes;
 import dev.gantry.server.pipeline.PipelineRoutes;
+import dev.gantry.server.plan.Continuations;
 import dev.gantry.server.project.ProjectRoutes;
 import dev.gantry.server.results.ResultsApi;
+import dev.gantry.server.schedule.ScheduleRoutes;
+import dev.gantry.server.webhook.WebhookRoutes;
 import dev.gantry.server.workflow.WorkflowRoutes;
 import io.javalin.Javalin;
 import io.javalin.http.HttpResponseException;
@@ -33,7 +36,8 @@ final class HttpApi {
                           PipelineRoutes pipelines, WorkflowRoutes workflows, JobRoutes jobs,
                           WorkflowCommandRoutes workflowCommands, QueueInsights queueInsights,
                           FleetInsights fleetInsights, PoolPauses poolPauses, QueueAdminRoutes queueAdmin,
-                          ServerMetrics metrics, AgentApi agents, ResultsApi results, OrbRoutes orbs) {
+                          ServerMetrics metrics, AgentApi agents, ResultsApi results, OrbRoutes orbs,
+                          WebhookRoutes webhooks, Continuations continuations, ScheduleRoutes schedules) {
         ErrorResponses errors = new ErrorResponses();
         return Javalin.create(config -> {
             config.jetty.host = host;
@@ -44,6 +48,7 @@ final class HttpApi {
             config.requestLogger.http(metrics::recordRequest);
 
             config.routes.before("/api/v2/*", authentication);
+            config.routes.before("/api/v2/project/" + ProjectRoutes.CIRCLECI + "/*", projects::resolveById);
             config.routes.before("/metrics", authentication);
             config.routes.get("/metrics", metrics::scrape);
             config.routes.get("/api/v2/me", authentication::me);
@@ -53,7 +58,11 @@ final class HttpApi {
             config.routes.get("/api/v2/project/{vcs}/{org}/{name}/settings", projects::settings);
             config.routes.patch("/api/v2/project/{vcs}/{org}/{name}/settings", projects::updateSettings);
             config.routes.post("/api/v2/project/{vcs}/{org}/{name}/pipeline", pipelines::trigger);
+            config.routes.get("/api/v2/project/{vcs}/{org}/{name}/pipeline", pipelines::list);
+            config.routes.get("/api/v2/project/{vcs}/{org}/{name}/pipeline/mine", pipelines::mine);
+            config.routes.get("/api/v2/project/{vcs}/{org}/{name}/pipeline/{number}", pipelines::byNumber);
             config.routes.get("/api/v2/pipeline/{id}", pipelines::get);
+            config.routes.get("/api/v2/pipeline/{id}/config", pipelines::config);
             config.routes.get("/api/v2/pipeline/{id}/workflow", workflows::listOfPipeline);
             config.routes.get("/api/v2/workflow/{id}", workflows::get);
             config.routes.get("/api/v2/workflow/{id}/job", workflows::jobs);
@@ -72,10 +81,18 @@ final class HttpApi {
             config.routes.post("/api/v2/admin/queues/{queue}/resume", queueAdmin::resume);
             config.routes.put("/api/v2/admin/queues/{queue}/limits", queueAdmin::limits);
             config.routes.post("/api/v2/admin/messages/{id}/replay", queueAdmin::replay);
+            config.routes.post("/api/v2/pipeline/continue", continuations::route);
+            config.routes.post("/api/v2/project/{vcs}/{org}/{name}/schedule", schedules::create);
+            config.routes.get("/api/v2/project/{vcs}/{org}/{name}/schedule", schedules::list);
+            config.routes.get("/api/v2/schedule/{id}", schedules::get);
+            config.routes.patch("/api/v2/schedule/{id}", schedules::update);
+            config.routes.delete("/api/v2/schedule/{id}", schedules::delete);
             config.routes.get("/api/v2/orbs", orbs::list);
             config.routes.get("/api/v2/orbs/{namespace}/{name}", orbs::versions);
             config.routes.get("/api/v2/orbs/{namespace}/{name}/{version}", orbs::get);
             config.routes.put("/api/v2/orbs/{namespace}/{name}/{version}", orbs::put);
+            // Outside /api/v2: a forge has no admin token; the route checks the delivery's signature instead.
+            config.routes.post("/webhooks/{provider}", webhooks::receive);
             results.addRoutes(config.routes);
             agents.addRoutes(config.routes);
 

@@ -8,14 +8,14 @@ import org.flywaydb.core.Flyway;
  * queue's {@code gantry_queue}. Migrations are {@code db/gantry_server/V*.sql}; the location is not {@code db/gantry}
  * because that would also be a prefix of the queue's {@code db/gantry_queue}.
  */
-final class ServerSchema {
+public final class ServerSchema {
     static final String SCHEMA = "gantry";
 
     private ServerSchema() {
     }
 
     /** Applies pending migrations; safe from several processes at once (Flyway takes a lock). */
-    static void migrate(DataSource dataSource) {
+    public static void migrate(DataSource dataSource) {
         try {
             Flyway.configure().dataSource(dataSource).schemas(SCHEMA).defaultSchema(SCHEMA)
                     .table("flyway_schema_history").locations("classpath:db/gantry_server").load().migrate();

@@ -90,7 +90,8 @@ class AgentClaimsIT {
                          "resource_class": "medium", "cpu": 2, "memory_mb": 4096, "executor": {"type": "docker", "image": "cimg/base:2024.01"},
                          "spec": {"name": "test", "steps": [{"run": {"command": "make"}}]}},
                  "pipeline": {"id": "%s", "number": 1, "branch": "main", "tag": null,
-                              "revision": "a1b2c3d4e5f60718293a4b5c6d7e8f9012345678", "parameters": {"deploy": true}},
+                              "revision": "a1b2c3d4e5f60718293a4b5c6d7e8f9012345678", "parameters": {"deploy": true},
+                              "review_id": null, "review_url": null},
                  "workflow": {"id": "%s", "name": "build-and-test"},
                  "project": {"id": "%s", "slug": "gantry/acme/app", "name": "app", "organization_name": "acme",
                              "vcs_url": "/srv/git/app"}}

@@ -59,6 +59,12 @@ final class ApiClient {
         }
     }
 
+    /** The server's URL without a trailing slash: {@code http://127.0.0.1:PORT}. */
+    String baseUrl() {
+        String url = base.toString();
+        return url.endsWith("/") ? url.substring(0, url.length() - 1) : url;
+    }
+
     Answer get(String path, String... headers) {
         return send("GET", path, HttpRequest.BodyPublishers.noBody(), headers);
     }

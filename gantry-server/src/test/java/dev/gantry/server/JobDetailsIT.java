@@ -97,8 +97,12 @@ class JobDetailsIT {
         assertThat(job.get("started_at").isNull()).isTrue();
         assertThat(job.get("duration").isNull()).isTrue();
         assertThat(job.get("parallelism").asInt()).isEqualTo(2);
-        assertThat(job.get("project")).isEqualTo(json("{\"slug\": \"gantry/acme/app\", \"name\": \"app\", "
-                + "\"external_url\": " + Json.write(work.resolve("app").toString()) + "}"));
+        assertThat(job.get("project")).isEqualTo(json("{\"id\": \"" + api.get("/api/v2/project/gantry/acme/app")
+                .text("id") + "\", \"slug\": \"gantry/acme/app\", \"name\": \"app\", \"external_url\": "
+                + Json.write(work.resolve("app").toString()) + "}"));
+        assertThat(job.get("web_url").asText()).isEqualTo(api.baseUrl() + JOBS + "1");
+        assertThat(job.get("messages")).isEqualTo(json("[{\"type\": \"info\", \"message\": "
+                + Json.write(job.at("/waiting/message").asText()) + ", \"reason\": \"no_instance_large_enough\"}]"));
         assertThat(job.get("organization").get("name").asText()).isEqualTo("acme");
         assertThat(job.get("pipeline").get("id").asText()).isEqualTo(pipelineId);
         assertThat(job.get("latest_workflow").get("name").asText()).isEqualTo("main");
@@ -225,7 +229,7 @@ class JobDetailsIT {
     @Test
     void unknown_jobs_and_projects_are_404_and_malformed_numbers_400() {
         for (String path : List.of(JOBS + "3", JOBS + "999999", "/api/v2/project/gantry/acme/nope/job/1",
-                "/api/v2/project/gh/acme/app/job/1")) {
+                "/api/v2/project/svn/acme/app/job/1")) {
             ApiClient.Answer answer = api.get(path);
 
             assertThat(answer.status()).as(path).isEqualTo(404);

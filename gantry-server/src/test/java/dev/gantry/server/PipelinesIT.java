@@ -104,9 +104,13 @@ class PipelinesIT {
         assertThat(pipeline.get("project_slug").asText()).isEqualTo("gantry/acme/app");
         assertThat(pipeline.get("created_at").asText()).isEqualTo(pipeline.get("updated_at").asText());
         assertThat(pipeline.get("vcs")).isEqualTo(json("""
-                {"branch": "feature/x", "revision": "a1b2c3d4e5f60718293a4b5c6d7e8f9012345678",
+                {"provider_name": null, "branch": "feature/x", "revision": "a1b2c3d4e5f60718293a4b5c6d7e8f9012345678",
                  "origin_repository_url": "https://github.com/acme/app.git",
                  "target_repository_url": "https://github.com/acme/app.git"}"""));
+        assertThat(pipeline.get("trigger").get("type").asText()).isEqualTo("api");
+        assertThat(pipeline.get("trigger").get("actor")).isEqualTo(json("""
+                {"login": "admin", "avatar_url": null}"""));
+        assertThat(pipeline.get("trigger").get("received_at").asText()).endsWith("Z");
         assertThat(pipeline.get("errors")).isEqualTo(json("[]"));
         assertThat(pipeline.get("trigger_parameters")).isEqualTo(json("""
                 {"deploy": true, "region": "eu", "replicas": 3}"""));
@@ -260,6 +264,68 @@ class PipelinesIT {
             }
             return done;
         }
+    }
+
+    @Test
+    void a_trigger_without_branch_or_tag_or_body_is_pending_on_the_default_branch_and_keeps_its_idempotency() {
+        ApiClient.Answer empty = api.send("POST", TRIGGER, java.net.http.HttpRequest.BodyPublishers.noBody());
+        ApiClient.Answer braces = api.post(TRIGGER, "{}", "Idempotency-Key", "default-1");
+        ApiClient.Answer again = api.post(TRIGGER, "{ }", "Idempotency-Key", "default-1");
+        ApiClient.Answer other = api.post(TRIGGER, "{\"branch\": \"main\"}", "Idempotency-Key", "default-1");
+
+        assertThat(empty.status()).as(empty.body()).isEqualTo(201);
+        assertThat(braces.status()).isEqualTo(201);
+        assertThat(again.status()).isEqualTo(200);
+        assertThat(again.text("id")).isEqualTo(braces.text("id"));
+        assertThat(other.status()).as("the default branch is another request than main").isEqualTo(409);
+        JsonNode vcs = api.get("/api/v2/pipeline/" + empty.text("id")).json().get("vcs");
+        assertThat(vcs.has("branch")).as("resolved only by the plan builder").isFalse();
+        assertThat(vcs.has("tag")).isFalse();
+    }
+
+    @Test
+    void a_projects_pipelines_come_newest_first_twenty_a_page_by_branch_and_by_number() {
+        for (int i = 1; i <= 23; i++) {
+            assertThat(api.post(TRIGGER, "{\"branch\": \"" + (i % 2 == 0 ? "main" : "dev") + "\"}").status())
+                    .isEqualTo(201);
+        }
+        String list = "/api/v2/project/gh/acme/app/pipeline";
+        JsonNode first = api.get(list).json();
+        assertThat(numbers(first)).containsExactlyElementsOf(LongStream.rangeClosed(4, 23).map(n -> 27 - n).boxed()
+                .toList());
+        JsonNode second = api.get(list + "?page-token=" + first.get("next_page_token").asText()).json();
+        assertThat(numbers(second)).containsExactly(3L, 2L, 1L);
+        assertThat(second.get("next_page_token").isNull()).isTrue();
+
+        JsonNode main = api.get(list + "?branch=main").json();
+        assertThat(numbers(main)).containsExactly(22L, 20L, 18L, 16L, 14L, 12L, 10L, 8L, 6L, 4L, 2L);
+        assertThat(main.get("items").get(0).at("/vcs/branch").asText()).isEqualTo("main");
+        assertThat(numbers(api.get(list + "/mine?branch=dev").json())).hasSize(12).startsWith(23L, 21L);
+
+        JsonNode seven = api.get(list + "/7").json();
+        assertThat(seven.get("number").asLong()).isEqualTo(7);
+        assertThat(seven).isEqualTo(api.get("/api/v2/pipeline/" + seven.get("id").asText()).json());
+        assertThat(api.get(list + "/24").status()).isEqualTo(404);
+        assertThat(api.get(list + "/x").status()).isEqualTo(400);
+        assertThat(api.get(list + "?page-token=nonsense").status()).isEqualTo(400);
+        assertThat(api.get(list + "?branch=a..b").status()).isEqualTo(400);
+        assertThat(api.get("/api/v2/project/gh/acme/nope/pipeline").status()).isEqualTo(404);
+    }
+
+    @Test
+    void mine_leaves_out_pipelines_a_forge_user_triggered() {
+        api.post(TRIGGER, "{\"branch\": \"main\"}");
+        Jdbi.create(pg.dataSource()).useHandle(h -> h.execute("""
+                UPDATE gantry.pipeline SET trigger_type = 'webhook' WHERE number = 1"""));
+        api.post(TRIGGER, "{\"branch\": \"main\"}");
+        assertThat(numbers(api.get(TRIGGER + "/mine").json())).containsExactly(2L);
+        assertThat(numbers(api.get(TRIGGER).json())).containsExactly(2L, 1L);
+    }
+
+    private static List<Long> numbers(JsonNode page) {
+        List<Long> numbers = new ArrayList<>();
+        page.get("items").forEach(item -> numbers.add(item.get("number").asLong()));
+        return numbers;
     }
 
     private static int waitingForTheCounter(Jdbi jdbi) {

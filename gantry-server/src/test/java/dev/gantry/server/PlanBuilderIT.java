@@ -12,6 +12,7 @@ import dev.gantry.scheduler.ResourceClasses;
 import dev.gantry.server.http.Json;
 import dev.gantry.server.pipeline.GitRef;
 import dev.gantry.server.plan.ConfigFetchException;
+import dev.gantry.server.plan.Continuations;
 import dev.gantry.server.plan.GitMirrors;
 import dev.gantry.server.plan.PlanBuilder;
 import dev.gantry.testkit.EmbeddedPostgresExtension;
@@ -367,24 +368,76 @@ class PlanBuilderIT {
         });
     }
 
+    static final String SETUP = """
+            version: 2.1
+            setup: true
+            jobs:
+              generate:
+                docker: [{image: alpine}]
+                steps: [{run: ./generate.sh}]
+            workflows:
+              setup:
+                jobs: [generate]
+            """;
+    static final String CONTINUED = """
+            version: 2.1
+            parameters:
+              deploy: {type: boolean, default: false}
+            jobs:
+              build:
+                docker: [{image: alpine}]
+                steps: [{run: make}]
+            workflows:
+              main:
+                jobs: [build]
+              deploy:
+                when: << pipeline.parameters.deploy >>
+                jobs: [build]
+            """;
+
     @Test
-    void a_setup_config_errors_the_pipeline_as_not_supported_yet() {
-        repo.write(".circleci/config.yml", """
-                version: 2.1
-                setup: true
-                jobs:
-                  generate:
-                    docker: [{image: alpine}]
-                    steps: [{run: ./generate.sh}]
-                workflows:
-                  setup:
-                    jobs: [generate]
-                """).commit("setup");
+    void a_setup_config_runs_its_workflow_and_one_continuation_adds_the_continued_workflows() {
+        repo.write(".circleci/config.yml", SETUP).commit("setup");
 
         JsonNode pipeline = planned(trigger("{\"branch\": \"main\"}"));
+        assertThat(pipeline.get("state").asText()).isEqualTo("setup");
+        assertThat(jobNames(pipeline)).containsExactly("generate");
+        String key = continuationKey(pipeline);
 
-        assertThat(pipeline.get("state").asText()).isEqualTo("errored");
-        assertThat(pipeline.get("errors").get(0).get("message").asText()).contains("setup workflows are not supported");
+        continuations().continuePipeline(key, CONTINUED, Map.of("deploy", true));
+
+        assertThat(state(UUID.fromString(pipeline.get("id").asText()))).isEqualTo("created");
+        assertThat(jobNames(pipeline)).containsExactly("generate", "build", "build");
+        assertThat(rows("SELECT setup_source || '|' || source FROM gantry.pipeline_config "
+                + "WHERE pipeline_id = CAST(:p AS uuid)", pipeline.get("id").asText())).singleElement().asString()
+                .startsWith(SETUP + "|" + CONTINUED);
+        assertThatThrownBy(() -> continuations().continuePipeline(key, CONTINUED, Map.of()))
+                .hasMessageContaining("a continuation key works once");
+        assertThatThrownBy(() -> continuations().continuePipeline("not-a-key", CONTINUED, Map.of()))
+                .hasMessageContaining("unknown continuation key");
+    }
+
+    @Test
+    void a_continued_config_that_does_not_compile_errors_the_pipeline_with_why() {
+        repo.write(".circleci/config.yml", SETUP).commit("setup");
+        JsonNode pipeline = planned(trigger("{\"branch\": \"main\"}"));
+
+        assertThatThrownBy(() -> continuations().continuePipeline(continuationKey(pipeline),
+                "version: 2.1\nworkflows:\n  main:\n    jobs: [missing]\n", Map.of()))
+                .hasMessageContaining("does not compile");
+
+        JsonNode errored = api.get("/api/v2/pipeline/" + pipeline.get("id").asText()).json();
+        assertThat(errored.get("state").asText()).isEqualTo("errored");
+        assertThat(errored.get("errors").toString()).contains("missing");
+    }
+
+    private static String continuationKey(JsonNode pipeline) {
+        return rows("SELECT key FROM gantry.pipeline_continuation WHERE pipeline_id = CAST(:p AS uuid)",
+                pipeline.get("id").asText()).getFirst();
+    }
+
+    private static Continuations continuations() {
+        return new Continuations(jdbi, OrbResolver.NONE, ResourceClasses.defaults(), InstantSource.system(), () -> { });
     }
 
     @Test

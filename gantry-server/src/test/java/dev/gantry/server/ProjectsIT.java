@@ -140,6 +140,19 @@ class ProjectsIT {
     }
 
     @Test
+    void circleci_s_id_slugs_name_a_project_by_its_organization_and_project_ids() {
+        JsonNode project = server.createProject("acme", "app").json();
+        String byIds = "/api/v2/project/circleci/" + project.get("organization_id").asText() + "/"
+                + project.get("id").asText();
+
+        assertThat(api.get(byIds).text("slug")).isEqualTo("gantry/acme/app");
+        assertThat(api.post(byIds + "/pipeline", "{\"branch\": \"main\"}").status()).isEqualTo(201);
+        assertThat(api.get("/api/v2/project/circleci/" + UUID.randomUUID() + "/" + project.get("id").asText())
+                .status()).as("another organization").isEqualTo(404);
+        assertThat(api.get("/api/v2/project/circleci/acme/app").status()).isEqualTo(404);
+    }
+
+    @Test
     void the_list_pages_through_25_projects_20_at_a_time_in_slug_order() {
         List<String> slugs = new ArrayList<>();
         for (int i = 0; i < 25; i++) {
@@ -289,7 +302,8 @@ class ProjectsIT {
     void settings_read_back_and_change_only_what_a_patch_names() {
         server.createProject("acme", "app");
         String settings = "/api/v2/project/gantry/acme/app/settings";
-        assertThat(api.get(settings).json().toString()).isEqualTo("{\"advanced\":{\"autocancel_builds\":false}}");
+        assertThat(api.get(settings).json().toString()).isEqualTo(
+                "{\"advanced\":{\"autocancel_builds\":false},\"webhook\":{\"secret_set\":false}}");
 
         ApiClient.Answer patched = api.send("PATCH", settings, HttpRequest.BodyPublishers.ofString(
                 "{\"advanced\": {\"autocancel_builds\": true}}"), "Content-Type", "application/json");

@@ -100,7 +100,9 @@ class WorkflowsIT {
                 .containsExactly("main", "nightly");
         JsonNode main = items.get(0);
         assertThat(fieldNames(main)).containsExactlyInAnyOrder("id", "name", "status", "created_at", "stopped_at",
-                "pipeline_id", "pipeline_number", "project_slug");
+                "pipeline_id", "pipeline_number", "project_slug", "started_by", "tag");
+        assertThat(main.get("started_by").asText()).isEqualTo(api.get("/api/v2/me").text("id"));
+        assertThat(main.get("tag").isNull()).as("not a setup workflow").isTrue();
         assertThat(main.get("status").asText()).isEqualTo("running");
         assertThat(main.get("stopped_at").isNull()).isTrue();
         assertThat(main.get("pipeline_id").asText()).isEqualTo(pipelineId);

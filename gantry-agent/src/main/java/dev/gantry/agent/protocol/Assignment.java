@@ -37,9 +37,22 @@ public record Assignment(String lease, Task task, Job job, Pipeline pipeline, Wo
     public record ExecutorImage(String type, String image) {
     }
 
-    /** @param branch null for a tag pipeline; @param tag null unless a tag was pushed */
+    /**
+     * @param branch    null for a tag pipeline
+     * @param tag       null unless a tag was pushed
+     * @param reviewId  the pull request's number, null unless a pull request webhook triggered the pipeline (and
+     *                  from a server older than protocol field {@code review_id})
+     * @param reviewUrl the pull request's page, likewise
+     * @param continuationKey a setup pipeline's key for {@code POST /api/v2/pipeline/continue}, while it may still be
+     *                        continued; else null
+     */
     public record Pipeline(String id, long number, String branch, String tag, String revision,
-                           Map<String, Object> parameters) {
+                           Map<String, Object> parameters, String reviewId, String reviewUrl, String continuationKey) {
+        /** A pipeline not triggered by a pull request, and not in setup. */
+        public Pipeline(String id, long number, String branch, String tag, String revision,
+                        Map<String, Object> parameters) {
+            this(id, number, branch, tag, revision, parameters, null, null, null);
+        }
     }
 
     public record Workflow(String id, String name) {

@@ -30,6 +30,10 @@ final class CircleEnvironment {
         putIfSet(env, "CIRCLE_BRANCH", a.pipeline().branch());
         putIfSet(env, "CIRCLE_TAG", a.pipeline().tag());
         putIfSet(env, "CIRCLE_SHA1", a.pipeline().revision());
+        putIfSet(env, "CIRCLE_PULL_REQUEST", a.pipeline().reviewUrl());
+        putIfSet(env, "CIRCLE_PULL_REQUESTS", a.pipeline().reviewUrl());
+        putIfSet(env, "CIRCLE_PR_NUMBER", a.pipeline().reviewId());
+        putIfSet(env, "CIRCLE_CONTINUATION_KEY", a.pipeline().continuationKey());
         env.put("CIRCLE_BUILD_NUM", Long.toString(a.job().number()));
         env.put("CIRCLE_JOB", a.job().name());
         env.put("CIRCLE_NODE_INDEX", Integer.toString(a.task().nodeIndex()));

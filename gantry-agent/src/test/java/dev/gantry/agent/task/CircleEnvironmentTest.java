@@ -39,7 +39,39 @@ class CircleEnvironmentTest {
                 .containsEntry("CIRCLE_PROJECT_USERNAME", "acme").containsEntry("CIRCLE_PROJECT_REPONAME", "app")
                 .containsEntry("CIRCLE_REPOSITORY_URL", "https://git.example/acme/app.git")
                 .containsEntry("CIRCLE_BUILD_URL", "http://gantry:8080/api/v2/project/gantry/acme/app/job/17")
-                .doesNotContainKeys("CIRCLE_BRANCH");
+                .doesNotContainKeys("CIRCLE_BRANCH", "CIRCLE_PULL_REQUEST", "CIRCLE_PR_NUMBER");
+    }
+
+    @Test
+    void a_pull_request_pipeline_sets_circleci_s_pull_request_variables() {
+        Assignment pr = new Assignment(ASSIGNMENT.lease(), ASSIGNMENT.task(), ASSIGNMENT.job(),
+                new Assignment.Pipeline("pipe-2", 6, "feature", null, "def456", Map.of(), "42",
+                        "https://github.com/acme/app/pull/42", null),
+                ASSIGNMENT.workflow(), ASSIGNMENT.project());
+        PlanJob job = new PlanJob("test-linux", "test", JobType.BUILD, Map.of(), "large", null, 1, null, null,
+                Map.of(), List.of(), null, Map.of(), List.of());
+
+        Map<String, String> env = CircleEnvironment.build(pr, job, Path.of("/w/t/home"), Path.of("/w/t/home/project"),
+                "http://gantry:8080/", Map.of());
+
+        assertThat(env).containsEntry("CIRCLE_BRANCH", "feature")
+                .containsEntry("CIRCLE_PULL_REQUEST", "https://github.com/acme/app/pull/42")
+                .containsEntry("CIRCLE_PULL_REQUESTS", "https://github.com/acme/app/pull/42")
+                .containsEntry("CIRCLE_PR_NUMBER", "42");
+    }
+
+    @Test
+    void a_setup_pipeline_s_jobs_get_its_continuation_key() {
+        Assignment setup = new Assignment(ASSIGNMENT.lease(), ASSIGNMENT.task(), ASSIGNMENT.job(),
+                new Assignment.Pipeline("pipe-3", 7, "main", null, "abc", Map.of(), null, null, "k3y"),
+                ASSIGNMENT.workflow(), ASSIGNMENT.project());
+        PlanJob job = new PlanJob("generate", "generate", JobType.BUILD, Map.of(), "small", null, 1, null, null,
+                Map.of(), List.of(), null, Map.of(), List.of());
+
+        assertThat(CircleEnvironment.build(setup, job, Path.of("/h"), Path.of("/h/p"), "http://gantry:8080", Map.of()))
+                .containsEntry("CIRCLE_CONTINUATION_KEY", "k3y");
+        assertThat(CircleEnvironment.build(ASSIGNMENT, job, Path.of("/h"), Path.of("/h/p"), "http://gantry:8080",
+                Map.of())).doesNotContainKey("CIRCLE_CONTINUATION_KEY");
     }
 
     @Test

@@ -21,7 +21,7 @@ final class PipelineValues {
         values.put("git.branch", context.branch() == null ? "" : context.branch());
         values.put("git.tag", context.tag() == null ? "" : context.tag());
         values.put("git.revision", context.revision());
-        values.put("git.base_revision", "");
+        values.put("git.base_revision", context.baseRevision());
         values.put("git.branch.is_default", context.defaultBranch().equals(context.branch()));
         values.put("trigger_source", context.triggerSource());
         values.put("in_setup", false);

@@ -40,6 +40,11 @@ final class Assignment {
         pipeline.put("tag", row.tag());
         pipeline.put("revision", row.revision());
         pipeline.set("parameters", parse(row.parameters()));
+        pipeline.put("review_id", row.reviewId());
+        pipeline.put("review_url", row.reviewUrl());
+        if (row.continuationKey() != null) { // a setup pipeline not continued yet: its setup jobs continue it
+            pipeline.put("continuation_key", row.continuationKey());
+        }
 
         ObjectNode workflow = root.putObject("workflow");
         workflow.put("id", row.workflowId().toString());

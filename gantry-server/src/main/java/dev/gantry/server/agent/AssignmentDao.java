@@ -12,7 +12,8 @@ interface AssignmentDao {
     record Row(UUID jobId, long jobNumber, String jobName, int attempt, int parallelism, String resourceClass,
                int cpu, int memoryMb, String executor, String spec, UUID pipelineId, long pipelineNumber, String branch, String tag,
                String revision, String parameters, UUID workflowId, String workflowName, UUID projectId,
-               String organization, String projectName, String vcsUrl) {
+               String organization, String projectName, String vcsUrl, String reviewId, String reviewUrl,
+               String continuationKey) {
     }
 
     @SqlQuery("""
@@ -21,10 +22,12 @@ interface AssignmentDao {
                    p.id AS pipeline_id, p.number AS pipeline_number, p.branch, p.tag, p.revision,
                    p.parameters::text AS parameters,
                    w.id AS workflow_id, w.name AS workflow_name,
-                   pr.id AS project_id, pr.organization, pr.name AS project_name, pr.vcs_url
+                   pr.id AS project_id, pr.organization, pr.name AS project_name, pr.vcs_url,
+                   p.review_id, p.review_url, c.key AS continuation_key
             FROM gantry.job j
             JOIN gantry.workflow w ON w.id = j.workflow_id
             JOIN gantry.pipeline p ON p.id = w.pipeline_id
+            LEFT JOIN gantry.pipeline_continuation c ON c.pipeline_id = p.id AND c.continued_at IS NULL
             JOIN gantry.project pr ON pr.id = j.project_id
             WHERE j.id = :jobId
             """)

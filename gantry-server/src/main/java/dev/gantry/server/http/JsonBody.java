@@ -37,6 +37,14 @@ public final class JsonBody {
         return parseObject(readAtMostLimit(ctx));
     }
 
+    /**
+     * As {@link #readObject}, but a request without a body ({@code Content-Length: 0}, whatever its content type, as
+     * {@code curl -X POST} sends) is an empty object: for calls where every field is optional.
+     */
+    public static ObjectNode readObjectOrEmpty(Context ctx) {
+        return ctx.req().getContentLengthLong() == 0 ? Json.MAPPER.createObjectNode() : readObject(ctx);
+    }
+
     /** Parses {@code body}; the checks after the content type and size. */
     static ObjectNode parseObject(byte[] body) {
         if (body.length == 0) {

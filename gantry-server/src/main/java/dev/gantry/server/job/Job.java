@@ -16,7 +16,7 @@ import java.util.UUID;
 record Job(UUID id, long number, String name, String type, String status, String resourceClass,
            Map<String, Object> executor, int parallelism, List<String> contexts, Instant createdAt, Instant queuedAt,
            Instant startedAt, Instant stoppedAt, UUID workflowId, String workflowName, UUID pipelineId,
-           String organization, String projectName, String vcsUrl) {
+           String organization, String projectName, String vcsUrl, UUID projectId) {
     Job {
         Objects.requireNonNull(id, "id");
         executor = executor == null ? Map.of() : Collections.unmodifiableMap(executor);

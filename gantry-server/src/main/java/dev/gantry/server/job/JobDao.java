@@ -26,7 +26,7 @@ interface JobDao {
             SELECT j.id, j.number, j.name, j.type, j.status, j.resource_class, j.executor::text AS executor,
                    j.parallelism, (j.spec -> 'contexts')::text AS contexts, j.created_at, j.queued_at, j.started_at,
                    j.stopped_at, w.id AS workflow_id, w.name AS workflow_name, w.pipeline_id, pr.organization,
-                   pr.name AS project_name, pr.vcs_url
+                   pr.name AS project_name, pr.vcs_url, pr.id AS project_id
             FROM gantry.project pr
             JOIN gantry.job j ON j.project_id = pr.id
             JOIN gantry.workflow w ON w.id = j.workflow_id
@@ -89,7 +89,8 @@ interface JobDao {
                         instant(rs, "created_at"), instant(rs, "queued_at"), instant(rs, "started_at"),
                         instant(rs, "stopped_at"), rs.getObject("workflow_id", UUID.class),
                         rs.getString("workflow_name"), rs.getObject("pipeline_id", UUID.class),
-                        rs.getString("organization"), rs.getString("project_name"), rs.getString("vcs_url"));
+                        rs.getString("organization"), rs.getString("project_name"), rs.getString("vcs_url"),
+                        rs.getObject("project_id", UUID.class));
             } catch (JsonProcessingException e) {
                 throw new IllegalStateException("gantry.job " + rs.getObject("id") + " holds JSON of another shape", e);
             }

@@ -12,7 +12,9 @@ import java.util.UUID;
  * A job as {@code GET /api/v2/project/{slug}/job/{number}} shows it, with CircleCI's field names, plus Gantry's
  * {@code id}, {@code image} (the recorded docker, machine or macOS image) and {@code steps} in the shape of CircleCI's
  * API v1.1 (one entry per step, one action per parallel node), and {@code waiting}: why a queued job waits (null
- * otherwise).
+ * otherwise). {@code web_url} is the job's own URL on the server (Gantry has no web UI: its API answer is its page);
+ * {@code messages} is empty unless there is something to say: while the job waits, why (type {@code info}, reason
+ * the {@code waiting} reason).
  *
  * @param duration milliseconds from start to stop, null until the job has stopped
  */
@@ -20,10 +22,14 @@ record JobDetailsJson(UUID id, long number, String name, String type, String sta
                       String queuedAt, String startedAt, String stoppedAt, Long duration, int parallelism,
                       Project project, Organization organization, Pipeline pipeline, LatestWorkflow latestWorkflow,
                       Executor executor, String image, List<Context> contexts, List<Step> steps,
-                      List<ParallelRun> parallelRuns, Waiting waiting) {
+                      List<ParallelRun> parallelRuns, Waiting waiting, String webUrl, List<Message> messages) {
 
     /** @param externalUrl the project's repository */
-    record Project(String slug, String name, String externalUrl) {
+    record Project(UUID id, String slug, String name, String externalUrl) {
+    }
+
+    /** CircleCI's job message: {@code type} (e.g. {@code info}), the text, and a machine-readable reason. */
+    record Message(String type, String message, String reason) {
     }
 
     record Organization(String name) {
@@ -53,19 +59,23 @@ record JobDetailsJson(UUID id, long number, String name, String type, String sta
     record ParallelRun(int index, String status) {
     }
 
-    static JobDetailsJson of(Job job, List<Job.StepRun> stepRuns, List<Job.Task> tasks, Waiting waiting) {
+    /** @param webUrl where the job is shown: its URL on the server */
+    static JobDetailsJson of(Job job, List<Job.StepRun> stepRuns, List<Job.Task> tasks, Waiting waiting,
+                             String webUrl) {
         Duration ran = job.startedAt() != null && job.stoppedAt() != null
                 ? Duration.between(job.startedAt(), job.stoppedAt()) : null;
         return new JobDetailsJson(job.id(), job.number(), job.name(), job.type(), job.status(),
                 time(job.createdAt()), time(job.queuedAt()), time(job.startedAt()), time(job.stoppedAt()),
                 ran == null ? null : ran.toMillis(), job.parallelism(),
-                new Project(new ProjectSlug(job.organization(), job.projectName()).toString(), job.projectName(),
-                        job.vcsUrl()),
+                new Project(job.projectId(), new ProjectSlug(job.organization(), job.projectName()).toString(),
+                        job.projectName(), job.vcsUrl()),
                 new Organization(job.organization()), new Pipeline(job.pipelineId()),
                 new LatestWorkflow(job.workflowId(), job.workflowName()),
                 new Executor((String) job.executor().get("type"), job.resourceClass()),
                 (String) job.executor().get("image"), job.contexts().stream().map(Context::new).toList(),
-                steps(stepRuns), tasks.stream().map(t -> new ParallelRun(t.nodeIndex(), t.status())).toList(), waiting);
+                steps(stepRuns), tasks.stream().map(t -> new ParallelRun(t.nodeIndex(), t.status())).toList(), waiting,
+                webUrl, waiting == null ? List.of()
+                        : List.of(new Message("info", waiting.message(), waiting.reason())));
     }
 
     /** The runs grouped by step (they come ordered by step, then node); each step is named as its first run. */

@@ -42,6 +42,12 @@ public final class JobRoutes {
         };
     }
 
+    /** The job's URL on the server, under its Gantry slug, as the client reached the server. */
+    private static String webUrl(Context ctx, Job job) {
+        return ctx.scheme() + "://" + ctx.host() + "/api/v2/project/"
+                + new ProjectSlug(job.organization(), job.projectName()) + "/job/" + job.number();
+    }
+
     public void get(Context ctx) {
         ProjectSlug slug = ProjectRoutes.slugOf(ctx);
         long number = PathParams.positiveNumber(ctx, "number");
@@ -49,7 +55,8 @@ public final class JobRoutes {
         JobDetailsJson details = jdbi.inTransaction(TransactionIsolationLevel.REPEATABLE_READ, h -> {
             JobDao jobs = h.attach(JobDao.class);
             Optional<Job> job = jobs.find(slug.organization(), slug.name(), number);
-            return job.map(j -> JobDetailsJson.of(j, jobs.steps(j.id()), jobs.tasks(j.id()), waiting(h, jobs, j)));
+            return job.map(j -> JobDetailsJson.of(j, jobs.steps(j.id()), jobs.tasks(j.id()), waiting(h, jobs, j),
+                    webUrl(ctx, j)));
         }).orElseThrow(() -> ApiException.notFound("no job " + number + " in project " + slug));
         Json.respond(ctx, 200, details);
     }

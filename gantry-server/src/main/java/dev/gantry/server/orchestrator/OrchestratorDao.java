@@ -104,10 +104,21 @@ interface OrchestratorDao {
     int setStatus(UUID id, String status, boolean terminal, OffsetDateTime now);
 
     @SqlUpdate("""
-            INSERT INTO gantry.workflow (id, pipeline_id, name, status, rerun_of, created_at)
-            VALUES (:id, :pipelineId, :name, 'running', :rerunOf, :now)
+            INSERT INTO gantry.workflow (id, pipeline_id, name, status, rerun_of, created_at, started_by)
+            VALUES (:id, :pipelineId, :name, 'running', :rerunOf, :now, :startedBy)
             """)
-    int insertRerun(UUID id, UUID pipelineId, String name, UUID rerunOf, OffsetDateTime now);
+    int insertRerun(UUID id, UUID pipelineId, String name, UUID rerunOf, OffsetDateTime now, String startedBy);
+
+    /** Records who canceled the workflow (a login), for the API's {@code canceled_by}. */
+    @SqlUpdate("UPDATE gantry.workflow SET canceled_by = :actor WHERE id = :id")
+    int setWorkflowCanceledBy(UUID id, String actor);
+
+    /** Records who canceled the job (a login) if the cancel took: it is canceled now or told to stop. */
+    @SqlUpdate("""
+            UPDATE gantry.job SET canceled_by = :actor
+            WHERE id = :jobId AND canceled_by IS NULL AND (status = 'canceled' OR cancel_requested)
+            """)
+    int setJobCanceledBy(UUID jobId, String actor);
 
     /** The job numbered {@code number} in the project, as its id and its workflow's. */
     @SqlQuery("""
@@ -177,10 +188,10 @@ interface OrchestratorDao {
 
     /** Approves an approval job on hold; 1 if it was. */
     @SqlUpdate("""
-            UPDATE gantry.job SET status = 'success', started_at = :now, stopped_at = :now
+            UPDATE gantry.job SET status = 'success', started_at = :now, stopped_at = :now, approved_by = :actor
             WHERE id = :jobId AND workflow_id = :workflowId AND type = 'approval' AND status = 'on_hold'
             """)
-    int approve(UUID workflowId, UUID jobId, OffsetDateTime now);
+    int approve(UUID workflowId, UUID jobId, OffsetDateTime now, String actor);
 
     @SqlQuery("SELECT status FROM gantry.job WHERE id = :jobId AND workflow_id = :workflowId AND type = 'approval'")
     Optional<String> approvalStatus(UUID workflowId, UUID jobId);

@@ -1,5 +1,6 @@
 package dev.gantry.server.orchestrator;
 
+import dev.gantry.server.auth.AdminAuthentication;
 import dev.gantry.server.http.ApiException;
 import dev.gantry.server.run.JobStatus;
 import dev.gantry.server.run.TaskStatus;
@@ -24,6 +25,8 @@ import org.jdbi.v3.core.Jdbi;
  * workflow's row lock, so they and the orchestrator's advances see each other's results. Thread-safe.
  */
 public final class WorkflowCommands {
+    /** Whom the commands are recorded as made by (canceled_by, approved_by, a rerun's started_by): the API caller. */
+    private static final String CALLER = AdminAuthentication.ADMIN;
     private final Jdbi jdbi;
     private final InstantSource clock;
     private final Runnable tasksQueued;
@@ -46,6 +49,7 @@ public final class WorkflowCommands {
             OrchestratorDao.Workflow workflow = dao.lockWorkflow(workflowId).orElseThrow(() -> unknown(workflowId));
             if (!workflow.status().terminal()) {
                 cancel(h, workflowId, Times.now(clock));
+                dao.setWorkflowCanceledBy(workflowId, CALLER);
             }
         });
     }
@@ -71,6 +75,7 @@ public final class WorkflowCommands {
             dao.lockWorkflow(job.workflowId()).orElseThrow(() -> unknown(job.workflowId()));
             OffsetDateTime now = Times.now(clock);
             stopJobs(h, job.workflowId(), job.id(), now);
+            dao.setJobCanceledBy(job.id(), CALLER);
             return WorkflowAdvancer.advance(h, job.workflowId(), now);
         });
         if (queued) {
@@ -147,7 +152,7 @@ public final class WorkflowCommands {
             Set<String> again = again(workflowId, latest, how);
             Set<String> kept = how.sparseTree() ? connected(latest, again) : latest.keySet();
             OffsetDateTime now = Times.now(clock);
-            dao.insertRerun(rerun, workflow.pipelineId(), workflow.name(), workflowId, now);
+            dao.insertRerun(rerun, workflow.pipelineId(), workflow.name(), workflowId, now, CALLER);
             for (Advance.Job job : latest.values()) {
                 if (!kept.contains(job.name())) {
                     continue;
@@ -221,7 +226,7 @@ public final class WorkflowCommands {
                     ApiException.notFound("workflow " + workflowId + " has no approval request "
                             + approvalRequestId));
             OffsetDateTime now = Times.now(clock);
-            if (dao.approve(workflowId, approvalRequestId, now) != 1) {
+            if (dao.approve(workflowId, approvalRequestId, now, CALLER) != 1) {
                 throw ApiException.conflict("approval request " + approvalRequestId + " is " + status
                         + ", not on_hold; only a job on hold can be approved");
             }

@@ -4,12 +4,12 @@ import java.util.Arrays;
 
 /**
  * A pipeline's state, with CircleCI's words. A trigger makes it {@link #PENDING}; the plan builder makes it
- * {@link #CREATED} once its workflows are stored, or {@link #ERRORED} when its config cannot be had or compiled. The
- * database accepts all of CircleCI's pipeline states (also {@code setup-pending} and {@code setup}); a state joins
- * this enum when code sets it.
+ * {@link #CREATED} once its workflows are stored, {@link #SETUP} when that is a setup config's workflow (then the
+ * continuation makes it {@link #CREATED}), or {@link #ERRORED} when its config cannot be had or compiled. The database
+ * accepts all of CircleCI's pipeline states (also {@code setup-pending}); a state joins this enum when code sets it.
  */
 public enum PipelineState {
-    PENDING("pending"), CREATED("created"), ERRORED("errored");
+    PENDING("pending"), SETUP("setup"), CREATED("created"), ERRORED("errored");
 
     private final String label;
 

@@ -18,8 +18,11 @@ import java.util.TreeMap;
 import java.util.regex.Pattern;
 
 /**
- * A checked trigger: {@code {"branch"|"tag", "revision"?, "parameters"?}}, exactly one of branch and tag.
+ * A checked trigger: {@code {"branch"|"tag"?, "revision"?, "parameters"?}}, at most one of branch and tag. With
+ * neither, the pipeline builds the repository's default branch, which the plan builder resolves once it has fetched
+ * the repository (a revision then needs its branch or tag: alone it says nothing about where it is).
  *
+ * @param ref        the branch or tag, or null for the repository's default branch
  * @param revision   the commit to build, 7 to 64 hex digits, or null
  * @param parameters pipeline parameters by name, each a string, number or boolean, sorted by name
  */
@@ -29,17 +32,30 @@ record TriggerRequest(GitRef ref, String revision, SortedMap<String, Object> par
     private static final Pattern REVISION = Pattern.compile("[0-9a-fA-F]{7,64}");
     private static final Pattern PARAMETER_NAME = Pattern.compile("[A-Za-z][A-Za-z0-9_-]{0,99}");
 
-    /** Reads and checks the request; every problem is a 400 naming its field. */
+    /** Reads and checks an API trigger, which may name neither branch nor tag; each problem is a 400 naming it. */
     static TriggerRequest from(JsonFields fields) {
+        return from(fields, false);
+    }
+
+    /**
+     * Reads and checks a trigger's request.
+     *
+     * @param refRequired whether it must name a branch or tag (a schedule's parameters must)
+     */
+    static TriggerRequest from(JsonFields fields, boolean refRequired) {
         Optional<String> branch = fields.optionalString("branch");
         Optional<String> tag = fields.optionalString("tag");
-        if (branch.isPresent() == tag.isPresent()) {
+        if (branch.isPresent() && tag.isPresent()) {
+            throw ApiException.invalid("branch", "give at most one of \"branch\" and \"tag\", not both");
+        }
+        Optional<String> revisionText = fields.optionalString("revision");
+        if (branch.isEmpty() && tag.isEmpty() && (refRequired || revisionText.isPresent())) {
             throw ApiException.invalid("branch", "give exactly one of \"branch\" and \"tag\""
-                    + (branch.isPresent() ? ", not both" : ""));
+                    + (refRequired ? "" : " with a \"revision\" (leave all three out to build the default branch)"));
         }
         GitRef ref = branch.map(name -> GitRef.branch(checkedRefName("branch", name)))
-                .orElseGet(() -> GitRef.tag(checkedRefName("tag", tag.get())));
-        String revision = fields.optionalString("revision").map(TriggerRequest::checkedRevision).orElse(null);
+                .orElseGet(() -> tag.map(name -> GitRef.tag(checkedRefName("tag", name))).orElse(null));
+        String revision = revisionText.map(TriggerRequest::checkedRevision).orElse(null);
         SortedMap<String, Object> parameters = fields.optionalObject("parameters")
                 .map(TriggerRequest::checkedParameters).orElse(Collections.emptySortedMap());
         return new TriggerRequest(ref, revision, parameters);
@@ -51,7 +67,9 @@ record TriggerRequest(GitRef ref, String revision, SortedMap<String, Object> par
      */
     byte[] hash() {
         Map<String, Object> canonical = new LinkedHashMap<>();
-        canonical.put(ref.kind() == GitRef.Kind.BRANCH ? "branch" : "tag", ref.name());
+        if (ref != null) {
+            canonical.put(ref.kind() == GitRef.Kind.BRANCH ? "branch" : "tag", ref.name());
+        }
         canonical.put("revision", revision);
         canonical.put("parameters", parameters);
         try {

@@ -17,8 +17,10 @@ public interface ConfigSource {
     /**
      * The config of project {@code projectId} (whose repository is at {@code vcsUrl}) at {@code revision}, or when
      * that is null, at the commit {@code ref} points to as of {@code notBefore} or later: a source that caches the
-     * repository serves it from any update that started after {@code notBefore}.
+     * repository serves it from any update that started after {@code notBefore}. A null {@code ref} means the
+     * repository's default branch (the returned {@link FetchedConfig#defaultBranch()}, which must then name one).
      *
+     * @param ref       the branch or tag, or null for the default branch
      * @param revision  a commit id of 7-64 hex digits as the trigger gave it, or null
      * @param notBefore when the pipeline was triggered: what was pushed before it must be seen
      * @throws ConfigFetchException  when the config cannot be had; {@link ConfigFetchException#transientFailure()}

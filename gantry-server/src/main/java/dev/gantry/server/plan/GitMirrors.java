@@ -70,7 +70,6 @@ public final class GitMirrors implements ConfigSource {
     @Override
     public FetchedConfig fetch(UUID projectId, String vcsUrl, GitRef ref, String revision, Instant notBefore)
             throws ConfigFetchException, InterruptedException {
-        Objects.requireNonNull(ref, "ref");
         Objects.requireNonNull(notBefore, "notBefore");
         if (revision != null && !REVISION.matcher(revision).matches()) {
             throw ConfigFetchException.permanent("revision '" + revision + "' is not a commit id of 7-64 hex digits");
@@ -82,8 +81,18 @@ public final class GitMirrors implements ConfigSource {
             mirror.fetches.awaitFetchSince(notBefore, () -> update(mirror, vcsUrl));
         }
         MirrorReads reads = mirror.reads();
-        FetchedConfig config = reads.read(reads.resolve(ref, revision));
+        FetchedConfig config = reads.read(reads.resolve(ref != null ? ref : defaultBranch(mirror), revision));
         return new FetchedConfig(config.revision(), config.path(), config.text(), mirror.defaultBranch());
+    }
+
+    /** The branch the mirror's HEAD names: what a trigger without branch or tag builds. */
+    private static GitRef defaultBranch(Mirror mirror) throws ConfigFetchException {
+        String branch = mirror.defaultBranch();
+        if (branch == null || !GitRef.validName(branch)) {
+            throw ConfigFetchException.permanent("the repository's HEAD names no branch, so it has no default branch "
+                    + "to build; trigger the pipeline with a \"branch\" or \"tag\"");
+        }
+        return GitRef.branch(branch);
     }
 
     /** One project's mirror: its fetches, and once it is cloned, the reads of it. */

@@ -6,21 +6,26 @@ import dev.gantry.server.project.Project;
 import java.math.BigInteger;
 import java.util.Map;
 
-/** The compiler's view of a pipeline: its ref, commit, number, id, parameters and project. Pure. */
+/**
+ * The compiler's view of a pipeline: its ref, commit, number, id, parameters, project and trigger
+ * ({@code pipeline.trigger_source}, and a pull request's {@code pipeline.git.base_revision}). Pure.
+ */
 final class PipelineContexts {
-    /** What {@code pipeline.trigger_source} says for every pipeline until VCS webhooks and schedules come. */
-    static final String TRIGGER_SOURCE = "api";
-
     private PipelineContexts() {
     }
 
     /** The context for compiling {@code pipeline}'s config, read at {@code revision}. */
     static PipelineContext of(Pipeline pipeline, Project project, String revision) {
+        return of(pipeline, project, revision, pipeline.parameters());
+    }
+
+    /** The context for a setup pipeline's continued config: the pipeline's, with the continuation's parameters. */
+    static PipelineContext of(Pipeline pipeline, Project project, String revision, Map<String, Object> parameters) {
         PipelineContext.Builder context = PipelineContext.builder()
                 .number(pipeline.number())
                 .id(pipeline.id().toString())
                 .revision(revision)
-                .triggerSource(TRIGGER_SOURCE)
+                .triggerSource(pipeline.trigger().type().label())
                 .projectGitUrl(project.vcsUrl())
                 .projectSlug(project.slug().toString());
         if (pipeline.ref().branch() != null) {
@@ -28,7 +33,10 @@ final class PipelineContexts {
         } else {
             context.tag(pipeline.ref().tag());
         }
-        for (Map.Entry<String, Object> parameter : pipeline.parameters().entrySet()) {
+        if (pipeline.trigger().vcs().baseRevision() != null) {
+            context.baseRevision(pipeline.trigger().vcs().baseRevision());
+        }
+        for (Map.Entry<String, Object> parameter : parameters.entrySet()) {
             context.parameter(parameter.getKey(), parameterValue(parameter.getValue()));
         }
         return context.build();

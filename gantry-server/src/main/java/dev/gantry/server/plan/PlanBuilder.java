@@ -149,9 +149,18 @@ public final class PlanBuilder {
             return errored(pipeline, e.revision().orElse(null),
                     List.of(new PipelineError(PipelineError.CONFIG_FETCH, e.getMessage())));
         }
+        Pipeline planned = pipeline;
+        if (pipeline.ref() == null) {
+            // Triggered without branch or tag: it builds the default branch, known now that the repository is
+            // fetched. Recorded at once (still pending, so a redelivery resolves it the same way), which is what the
+            // plan's branch-dependent steps (auto-cancel, pipeline.git.branch) then read.
+            String branch = config.defaultBranch();
+            planned = pipeline.onBranch(branch);
+            jdbi.useExtension(PlanDao.class, dao -> dao.resolveDefaultBranch(pipelineId, branch));
+        }
         ResolvedOrbs resolved = new ResolvedOrbs(orbs);
         CompileResult result = ConfigCompiler.create(resolved, Limits.DEFAULTS).compile(config.path(), config.text(),
-                PipelineContexts.of(pipeline, project, config.revision()));
+                PipelineContexts.of(planned, project, config.revision()));
         if (resolved.failure().isPresent()) {
             RuntimeException failure = resolved.failure().get();
             if (DatabaseFailures.retryAfter(failure).isPresent()) {
@@ -174,7 +183,7 @@ public final class PlanBuilder {
             return errored(pipeline, config.revision(), unrunnable);
         }
         if (!store.created(pipelineId, project.id(), config.revision(), config.defaultBranch(), result.plan(),
-                resolved.resolved())) {
+                resolved.resolved(), config.text())) {
             return Outcome.SKIPPED;
         }
         LOG.info("pipeline {} #{} planned at {} from {}: {} workflows, {} jobs", pipeline.project(),

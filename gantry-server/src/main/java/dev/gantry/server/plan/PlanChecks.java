@@ -33,12 +33,8 @@ final class PlanChecks {
         return out;
     }
 
-    /** What in {@code plan} this server cannot run: a setup config, or a build job of a class it does not know. */
+    /** What in {@code plan} this server cannot run: a build job of a resource class it does not know. */
     static List<PipelineError> unrunnable(Plan plan, ResourceClasses classes) {
-        if (plan.setup()) {
-            return List.of(new PipelineError(PipelineError.PLAN, "this is a setup config ('setup: true', dynamic "
-                    + "configuration); setup workflows are not supported yet"));
-        }
         List<PipelineError> out = new ArrayList<>();
         for (PlanWorkflow workflow : plan.workflows()) {
             for (PlanJob job : workflow.jobs()) {

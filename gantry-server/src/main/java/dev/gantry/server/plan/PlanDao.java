@@ -16,15 +16,37 @@ import org.jdbi.v3.sqlobject.statement.SqlUpdate;
  */
 interface PlanDao {
     /** Records the exact orb version each reference of the pipeline's config compiled with. */
-    @SqlBatch("INSERT INTO gantry.pipeline_orb (pipeline_id, reference, version) VALUES (:pipelineId, :reference, :version)")
+    @SqlBatch("""
+            INSERT INTO gantry.pipeline_orb (pipeline_id, reference, version) VALUES (:pipelineId, :reference, :version)
+            ON CONFLICT DO NOTHING
+            """)
     void insertOrbs(UUID pipelineId, List<String> reference, List<String> version);
 
-    /** Compare-and-set: 1 when this call moved the pipeline from pending, 0 when another delivery already did. */
+    /**
+     * Compare-and-set from {@code from} to {@code to} ({@code created} or {@code setup}): 1 when this call moved the
+     * pipeline, 0 when another delivery (or continuation) already did.
+     */
     @SqlUpdate("""
-            UPDATE gantry.pipeline SET state = 'created', revision = :revision, updated_at = :now
-            WHERE id = :id AND state = 'pending'
+            UPDATE gantry.pipeline SET state = :to, revision = COALESCE(:revision, revision), updated_at = :now
+            WHERE id = :id AND state = :from
             """)
-    int markCreated(UUID id, String revision, OffsetDateTime now);
+    int moveState(UUID id, String from, String to, String revision, OffsetDateTime now);
+
+    /** Stores the config as read and as compiled; a setup config goes in the setup columns. */
+    @SqlUpdate("""
+            INSERT INTO gantry.pipeline_config AS c (pipeline_id, source, compiled, setup_source, setup_compiled)
+            VALUES (:id, CASE WHEN :setup THEN NULL ELSE :source END, CASE WHEN :setup THEN NULL ELSE :compiled END,
+                    CASE WHEN :setup THEN :source END, CASE WHEN :setup THEN :compiled END)
+            ON CONFLICT (pipeline_id) DO UPDATE SET source = EXCLUDED.source, compiled = EXCLUDED.compiled
+            """)
+    void storeConfig(UUID id, boolean setup, String source, String compiled);
+
+    /** Gives the setup pipeline its continuation key. */
+    @SqlUpdate("""
+            INSERT INTO gantry.pipeline_continuation (pipeline_id, key_hash, key, created_at)
+            VALUES (:id, :keyHash, :key, :now)
+            """)
+    void insertContinuation(UUID id, byte[] keyHash, String key, OffsetDateTime now);
 
     /** The branch (null for a tag) and number of a pipeline, which redundant-workflow cancels go by. */
     record BranchAndNumber(String branch, long number) {
@@ -35,16 +57,33 @@ interface PlanDao {
     BranchAndNumber branchAndNumber(UUID id);
 
     /**
-     * Compare-and-set to errored, with why; keeps the stored revision when {@code revision} is null (the failure came
-     * before the ref was resolved).
+     * Compare-and-set from {@code from} to errored, with why; keeps the stored revision when {@code revision} is null
+     * (the failure came before the ref was resolved).
      */
     @SqlUpdate("""
             UPDATE gantry.pipeline
             SET state = 'errored', errors = CAST(:errors AS jsonb), revision = COALESCE(:revision, revision),
                 updated_at = :now
-            WHERE id = :id AND state = 'pending'
+            WHERE id = :id AND state = :from
             """)
-    int markErrored(UUID id, String revision, String errors, OffsetDateTime now);
+    int markErrored(UUID id, String from, String revision, String errors, OffsetDateTime now);
+
+    /**
+     * Gives a pending pipeline triggered without branch or tag the repository's default branch; 0 when it has a ref
+     * already (a redelivery that resolved it before) or is no longer pending.
+     */
+    @SqlUpdate("""
+            UPDATE gantry.pipeline SET branch = :branch
+            WHERE id = :id AND state = 'pending' AND branch IS NULL AND tag IS NULL
+            """)
+    int resolveDefaultBranch(UUID id, String branch);
+
+    /** Uses up the pipeline's continuation key; 1 when this call did. */
+    @SqlUpdate("""
+            UPDATE gantry.pipeline_continuation SET continued_at = :now
+            WHERE pipeline_id = :id AND continued_at IS NULL
+            """)
+    int markContinued(UUID id, OffsetDateTime now);
 
     /**
      * Takes {@code count} job numbers of the project, returning the last one: the numbers are

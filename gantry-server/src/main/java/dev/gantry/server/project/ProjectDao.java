@@ -17,7 +17,12 @@ import org.jdbi.v3.sqlobject.statement.SqlUpdate;
  * it inside a caller's transaction, as a pipeline trigger does for {@link #claimPipelineNumber}.
  */
 @RegisterRowMapper(ProjectDao.ProjectMapper.class)
+@RegisterRowMapper(ProjectDao.WebhookTargetMapper.class)
 public interface ProjectDao {
+    /** A project a webhook may trigger, with the secret its deliveries must prove (null: none set). */
+    record WebhookTarget(Project project, String webhookSecret) {
+    }
+
     /** @return false, inserting nothing, when a project with this slug exists */
     @SqlUpdate("""
             INSERT INTO gantry.project (id, organization, name, vcs_url, created_at)
@@ -32,6 +37,9 @@ public interface ProjectDao {
             WHERE organization = :organization AND name = :name
             """)
     Optional<Project> find(String organization, String name);
+
+    @SqlQuery("SELECT id, organization, name, vcs_url, created_at FROM gantry.project WHERE id = :id")
+    Optional<Project> findById(UUID id);
 
     @SqlQuery("""
             SELECT id, organization, name, vcs_url, created_at
@@ -73,6 +81,41 @@ public interface ProjectDao {
             WHERE organization = :organization AND name = :name
             """)
     boolean setAutoCancelRedundant(String organization, String name, boolean enabled);
+
+    /**
+     * The projects whose repository URL holds {@code repositoryName} (case-insensitively), with their webhook
+     * secrets: the candidates for a webhook about a repository of that name, for the caller to match exactly.
+     */
+    @SqlQuery("""
+            SELECT id, organization, name, vcs_url, created_at, webhook_secret
+            FROM gantry.project
+            WHERE strpos(lower(vcs_url), lower(:repositoryName)) > 0
+            ORDER BY organization, name
+            """)
+    List<WebhookTarget> withRepositoryNamed(String repositoryName);
+
+    /** Whether the project has a webhook secret; empty when there is no such project. */
+    @SqlQuery("""
+            SELECT webhook_secret IS NOT NULL FROM gantry.project WHERE organization = :organization AND name = :name
+            """)
+    Optional<Boolean> hasWebhookSecret(String organization, String name);
+
+    /** Sets (null: removes) the project's webhook secret; false when there is no such project. */
+    @SqlUpdate("""
+            UPDATE gantry.project SET webhook_secret = :secret
+            WHERE organization = :organization AND name = :name
+            """)
+    boolean setWebhookSecret(String organization, String name, String secret);
+
+    /** Reads the columns {@link #withRepositoryNamed} selects. */
+    final class WebhookTargetMapper implements RowMapper<WebhookTarget> {
+        private final ProjectMapper projects = new ProjectMapper();
+
+        @Override
+        public WebhookTarget map(ResultSet rs, StatementContext ctx) throws SQLException {
+            return new WebhookTarget(projects.map(rs, ctx), rs.getString("webhook_secret"));
+        }
+    }
 
     /** Reads the columns the queries above select. */
     final class ProjectMapper implements RowMapper<Project> {

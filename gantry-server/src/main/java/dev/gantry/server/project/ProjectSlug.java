@@ -1,7 +1,9 @@
 package dev.gantry.server.project;
 
+import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 import java.util.Set;
+import java.util.UUID;
 import java.util.regex.Pattern;
 
 /**
@@ -37,6 +39,14 @@ public record ProjectSlug(String organization, String name) {
     public static Optional<ProjectSlug> fromPath(String vcs, String organization, String name) {
         return (VCS.equals(vcs) || VCS_ALIASES.contains(vcs)) && validPart(organization) && validPart(name)
                 ? Optional.of(new ProjectSlug(organization, name)) : Optional.empty();
+    }
+
+    /**
+     * The organization's id in CircleCI's {@code circleci/<organization-id>/<project-id>} slugs: Gantry has no
+     * organization table, so it is derived from the name, the same on every server.
+     */
+    public UUID organizationId() {
+        return UUID.nameUUIDFromBytes(("gantry-organization:" + organization).getBytes(StandardCharsets.UTF_8));
     }
 
     /** {@code gantry/<organization>/<name>}. */

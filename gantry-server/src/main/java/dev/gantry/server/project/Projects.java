@@ -47,6 +47,11 @@ public final class Projects {
         return project;
     }
 
+    /** The project with this id, if there is one. */
+    public Optional<Project> find(UUID id) {
+        return jdbi.withExtension(ProjectDao.class, projects -> projects.findById(id));
+    }
+
     public Optional<Project> find(ProjectSlug slug) {
         return jdbi.withExtension(ProjectDao.class, projects -> projects.find(slug.organization(), slug.name()));
     }
@@ -71,19 +76,27 @@ public final class Projects {
     }
 
     /**
-     * The project's settings; {@code autoCancel}, when present, is set first.
+     * The project's settings; {@code autoCancel} and {@code webhookSecret} (empty: leave it; a present null: remove
+     * it), when given, are set first.
      *
      * @throws ApiException 404 if there is no such project
      */
-    ProjectSettings settings(ProjectSlug slug, Optional<Boolean> autoCancel) {
+    ProjectSettings settings(ProjectSlug slug, Optional<Boolean> autoCancel,
+                             Optional<Optional<String>> webhookSecret) {
         return jdbi.inTransaction(h -> {
             ProjectDao projects = h.attach(ProjectDao.class);
             if (autoCancel.isPresent()
                     && !projects.setAutoCancelRedundant(slug.organization(), slug.name(), autoCancel.get())) {
                 throw ProjectRoutes.unknown(slug.toString());
             }
-            return new ProjectSettings(projects.autoCancelRedundant(slug.organization(), slug.name())
-                    .orElseThrow(() -> ProjectRoutes.unknown(slug.toString())));
+            if (webhookSecret.isPresent() && !projects.setWebhookSecret(slug.organization(), slug.name(),
+                    webhookSecret.get().orElse(null))) {
+                throw ProjectRoutes.unknown(slug.toString());
+            }
+            boolean autoCancelSet = projects.autoCancelRedundant(slug.organization(), slug.name())
+                    .orElseThrow(() -> ProjectRoutes.unknown(slug.toString()));
+            return new ProjectSettings(autoCancelSet,
+                    projects.hasWebhookSecret(slug.organization(), slug.name()).orElse(false));
         });
     }
 

@@ -23,14 +23,19 @@ import org.jdbi.v3.sqlobject.statement.SqlQuery;
 /**
  * The read side of {@code gantry.workflow} and its jobs. A pipeline's workflows come newest first (reruns before
  * what they reran, as CircleCI lists them), those created together by name; a workflow's jobs come by number, which
- * is workflow then declaration order, with a retry after its first attempt.
+ * is workflow then declaration order, with a retry after its first attempt. A workflow is a setup workflow (CircleCI's
+ * {@code tag: setup}) when its pipeline has a continuation key that had not been used when it was created.
  */
 @RegisterRowMapper(WorkflowDao.WorkflowMapper.class)
 @RegisterRowMapper(WorkflowDao.WorkflowJobMapper.class)
 interface WorkflowDao {
     String WORKFLOW_COLUMNS = """
             w.id, w.name, w.status, w.created_at, w.stopped_at, p.id AS pipeline_id, p.number AS pipeline_number,
-            pr.organization, pr.name AS project_name
+            pr.organization, pr.name AS project_name, COALESCE(w.started_by, p.trigger_actor) AS started_by,
+            w.canceled_by,
+            EXISTS (SELECT 1 FROM gantry.pipeline_continuation c
+                    WHERE c.pipeline_id = w.pipeline_id AND (c.continued_at IS NULL OR w.created_at < c.continued_at))
+                AS setup
             """;
 
     @SqlQuery("SELECT " + WORKFLOW_COLUMNS + """
@@ -68,10 +73,13 @@ interface WorkflowDao {
 
     /** The workflow's jobs numbered above {@code afterNumber}, by number. */
     @SqlQuery("""
-            SELECT id, name, type, status, number, attempt, requires::text AS requires, started_at, stopped_at
-            FROM gantry.job
-            WHERE workflow_id = :workflowId AND number > :afterNumber
-            ORDER BY number
+            SELECT j.id, j.name, j.type, j.status, j.number, j.attempt, j.requires::text AS requires, j.started_at,
+                   j.stopped_at, j.approved_by,
+                   CASE WHEN j.status = 'canceled' THEN COALESCE(j.canceled_by, w.canceled_by) END AS canceled_by
+            FROM gantry.job j
+            JOIN gantry.workflow w ON w.id = j.workflow_id
+            WHERE j.workflow_id = :workflowId AND j.number > :afterNumber
+            ORDER BY j.number
             LIMIT :limit
             """)
     List<WorkflowJob> jobsAfter(UUID workflowId, long afterNumber, int limit);
@@ -94,7 +102,8 @@ interface WorkflowDao {
             return new Workflow(rs.getObject("id", UUID.class), rs.getString("name"), rs.getString("status"),
                     rs.getObject("pipeline_id", UUID.class), rs.getLong("pipeline_number"),
                     new ProjectSlug(rs.getString("organization"), rs.getString("project_name")).toString(),
-                    instant(rs, "created_at"), instant(rs, "stopped_at"));
+                    instant(rs, "created_at"), instant(rs, "stopped_at"), rs.getString("started_by"),
+                    rs.getString("canceled_by"), rs.getBoolean("setup"));
         }
     }
 
@@ -113,7 +122,8 @@ interface WorkflowDao {
             }
             return new WorkflowJob(rs.getObject("id", UUID.class), rs.getString("name"), rs.getString("type"),
                     rs.getString("status"), rs.getLong("number"), rs.getInt("attempt"), requires,
-                    instant(rs, "started_at"), instant(rs, "stopped_at"));
+                    instant(rs, "started_at"), instant(rs, "stopped_at"), rs.getString("approved_by"),
+                    rs.getString("canceled_by"));
         }
     }
 

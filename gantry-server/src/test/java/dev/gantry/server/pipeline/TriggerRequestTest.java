@@ -38,8 +38,9 @@ class TriggerRequestTest {
     }
 
     @Test
-    void exactly_one_of_branch_and_tag() {
-        assertThat(refused("{}").getMessage()).contains("\"branch\"", "\"tag\"");
+    void at_most_one_of_branch_and_tag_and_neither_means_the_default_branch() {
+        assertThat(request("{}").ref()).isNull();
+        assertThat(request("{\"parameters\": {\"a\": 1}}").ref()).isNull();
         assertThat(refused("{\"revision\": \"abcdef0\"}").field()).contains("branch");
         assertThat(refused("{\"branch\": \"main\", \"tag\": \"v1\"}").getMessage()).contains("not both");
         assertThat(request("{\"branch\": \"main\", \"tag\": null}").ref()).isEqualTo(GitRef.branch("main"));

@@ -6,6 +6,7 @@ import dev.gantry.config.PipelineContext;
 import dev.gantry.server.pipeline.GitRef;
 import dev.gantry.server.pipeline.Pipeline;
 import dev.gantry.server.pipeline.PipelineState;
+import dev.gantry.server.pipeline.PipelineTrigger;
 import dev.gantry.server.project.Project;
 import dev.gantry.server.project.ProjectSlug;
 import java.math.BigDecimal;
@@ -36,6 +37,28 @@ class PipelineContextsTest {
         assertThat(context.projectGitUrl()).isEqualTo("https://github.com/acme/app.git");
         assertThat(context.triggerSource()).isEqualTo("api");
         assertThat(context.parameters()).isEqualTo(Map.of("deploy", true));
+    }
+
+    @Test
+    void a_pull_request_webhook_gives_trigger_source_webhook_and_its_base_revision() {
+        PipelineTrigger trigger = new PipelineTrigger(PipelineTrigger.Type.WEBHOOK, "octocat", null, T,
+                new PipelineTrigger.Vcs("github", "c".repeat(40), "7", "https://github.com/acme/app/pull/7", null,
+                        null, null, null, null));
+        Pipeline pipeline = new Pipeline(UUID.randomUUID(), SLUG, 3, PipelineState.PENDING, GitRef.branch("feature"),
+                "d".repeat(40), Map.of(), T, T, trigger);
+
+        PipelineContext context = PipelineContexts.of(pipeline, PROJECT, "d".repeat(40));
+
+        assertThat(context.triggerSource()).isEqualTo("webhook");
+        assertThat(context.baseRevision()).isEqualTo("c".repeat(40));
+    }
+
+    @Test
+    void an_api_trigger_has_no_base_revision() {
+        Pipeline pipeline = new Pipeline(UUID.randomUUID(), SLUG, 1, PipelineState.PENDING, GitRef.branch("main"),
+                null, Map.of(), T, T);
+
+        assertThat(PipelineContexts.of(pipeline, PROJECT, "a".repeat(40)).baseRevision()).isEmpty();
     }
 
     @Test

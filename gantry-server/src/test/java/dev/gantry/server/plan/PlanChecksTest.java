@@ -72,9 +72,8 @@ class PlanChecksTest {
     }
 
     @Test
-    void a_setup_config_is_not_supported_yet() {
-        assertThat(PlanChecks.unrunnable(new Plan(true, List.of()), ResourceClasses.defaults())).singleElement()
-                .satisfies(error -> assertThat(error.message()).contains("setup workflows are not supported yet"));
+    void a_setup_config_can_run() {
+        assertThat(PlanChecks.unrunnable(new Plan(true, List.of()), ResourceClasses.defaults())).isEmpty();
     }
 
     @Test
