@@ -73,9 +73,8 @@ final class Executors {
             problems.error(node.pos(), path, "a docker image must be a map with 'image', not " + node.describe());
             return null;
         }
-        if (!checkKeys(map, path, IMAGE_KEYS, "a docker image")) {
-            return null;
-        }
+        // CircleCI ignores keys it does not know in an image entry; failing on them would refuse configs it runs.
+        Read.ignoredKeys(problems, map, path, IMAGE_KEYS, "a docker image");
         String image = text(map, "image", path);
         if (image == null || image.isBlank()) {
             problems.error(map.pos(), path, "a docker image needs 'image'");

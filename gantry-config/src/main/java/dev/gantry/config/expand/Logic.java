@@ -10,9 +10,9 @@ import java.util.regex.PatternSyntaxException;
  * Evaluates CircleCI logic statements ({@code and}, {@code or}, {@code not}, {@code equal}, {@code matches}) and the
  * truthiness of plain values, after substitution.
  *
- * <p>Falsy: false, null, 0, NaN, the empty string, and statements with no arguments. {@code matches} searches its
- * {@code value} for {@code pattern} (anchor with ^ and $ to match the whole value). A malformed statement is an error
- * and counts as false.
+ * <p>Falsy: false, null, 0, NaN, the empty string, an empty list, and statements with no arguments. {@code matches}
+ * searches its {@code value} for {@code pattern} (anchor with ^ and $ to match the whole value). A malformed statement
+ * is an error and counts as false.
  */
 final class Logic {
     private static final List<String> OPERATORS = List.of("and", "or", "not", "equal", "matches");
@@ -28,9 +28,14 @@ final class Logic {
             return truthy(node);
         }
         if (node instanceof YNode.SeqNode seq) {
-            problems.error(seq.pos(), path, "a condition is a value or one of " + Names.list(OPERATORS)
-                    + ", not a list", "combine conditions with 'and: [...]' or 'or: [...]'");
-            return false;
+            if (seq.items().stream().anyMatch(Logic::isStatement)) {
+                problems.error(seq.pos(), path, "a condition is a value or one of " + Names.list(OPERATORS)
+                        + ", not a list", "combine conditions with 'and: [...]' or 'or: [...]'");
+                return false;
+            }
+            // A list value, such as a steps parameter (the docker orb's 'condition: <<parameters.after_checkout>>'),
+            // is true when it has items, as in CircleCI.
+            return !seq.items().isEmpty();
         }
         YNode.MapNode map = (YNode.MapNode) node;
         if (map.size() != 1) {
@@ -80,6 +85,10 @@ final class Logic {
                 return false;
             }
         }
+    }
+
+    private static boolean isStatement(YNode item) {
+        return item instanceof YNode.MapNode m && m.size() == 1 && OPERATORS.contains(m.entries().get(0).name());
     }
 
     private static String hintFor(String op) {

@@ -35,4 +35,18 @@ final class Read {
         }
         return ok;
     }
+
+    /**
+     * Warns about each key of {@code map} that is not in {@code allowed}, for maps where CircleCI ignores what it
+     * does not know instead of rejecting the config.
+     */
+    static void ignoredKeys(Problems problems, YNode.MapNode map, String path, List<String> allowed, String what) {
+        for (YNode.Entry e : map.entries()) {
+            if (!allowed.contains(e.name())) {
+                String mean = Names.didYouMean(e.name(), allowed);
+                problems.warning(e.key().pos(), path + "." + e.name(), "unknown key '" + e.name() + "' in " + what
+                        + " is ignored", mean != null ? mean : "allowed: " + Names.list(allowed));
+            }
+        }
+    }
 }

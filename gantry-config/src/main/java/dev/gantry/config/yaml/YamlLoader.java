@@ -9,6 +9,7 @@ import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.composer.Composer;
@@ -34,6 +35,7 @@ import org.yaml.snakeyaml.resolver.Resolver;
  */
 public final class YamlLoader {
     private static final Pattern INT_DEC = Pattern.compile("[-+]?(0|[1-9][0-9_]*)");
+    private static final Pattern CONTEXT = Pattern.compile("while (?:parsing|scanning) an? (.+)");
     private static final Resolver RESOLVER = new Resolver();
 
     private final Limits limits;
@@ -314,7 +316,27 @@ public final class YamlLoader {
             msg.append(e.getContext()).append(", ");
         }
         msg.append(firstLine(e.getProblem()));
-        return msg.toString().replaceAll("\\s+", " ").trim();
+        String text = msg.toString().replaceAll("\\s+", " ").trim();
+        String began = contextStart(e);
+        return began == null ? text : text + " (" + began + ")";
+    }
+
+    /**
+     * Where the construct that broke began, as "the flow sequence began at 4:13": the parser notices a problem only
+     * where it can no longer go on, often lines after the real mistake (an unclosed bracket or quote). Null when
+     * SnakeYAML gave no separate place.
+     */
+    public static String contextStart(MarkedYAMLException e) {
+        Mark context = e.getContextMark();
+        Mark problem = e.getProblemMark();
+        if (context == null || e.getContext() == null || problem == null
+                || (context.getLine() == problem.getLine() && context.getColumn() == problem.getColumn())) {
+            return null;
+        }
+        String at = (context.getLine() + 1) + ":" + (context.getColumn() + 1);
+        // SnakeYAML's contexts read "while parsing a block mapping" / "while scanning a quoted scalar".
+        Matcher m = CONTEXT.matcher(e.getContext());
+        return m.matches() ? "the " + m.group(1).trim() + " began at " + at : "see " + at;
     }
 
     private static String firstLine(String s) {
