@@ -4,18 +4,13 @@ import dev.gantry.cli.client.GantryClient;
 import dev.gantry.cli.client.GantryClientException;
 import dev.gantry.cli.client.PipelineFollower;
 import dev.gantry.db.DatabaseException;
-import dev.gantry.db.DatabaseSettings;
-import dev.gantry.server.ServerSettings;
-import java.io.IOException;
 import java.io.PrintWriter;
-import java.net.URI;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Option;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
@@ -28,9 +23,6 @@ import picocli.CommandLine.Spec;
         description = {"Run the pipeline of a local git repository's current commit on a running Gantry server.",
             "Exits 0 if the pipeline succeeded, 1 if it did not, 2 if it could not be run."})
 final class RunCommand implements Callable<Integer> {
-    static final String URL_VARIABLE = "GANTRY_URL";
-    static final String TOKEN_VARIABLE = "GANTRY_TOKEN";
-
     @Spec
     CommandSpec spec;
 
@@ -38,14 +30,8 @@ final class RunCommand implements Callable<Integer> {
             description = "A directory in the git repository (default: the current directory).")
     Path dir;
 
-    @Option(names = "--server", paramLabel = "URL",
-            description = "The server (default: " + URL_VARIABLE + ", else http://" + ServerSettings.HOST
-                    + ":$GANTRY_PORT, else port " + ServerSettings.DEFAULT_PORT + ").")
-    URI server;
-
-    @Option(names = "--token", paramLabel = "TOKEN",
-            description = "The admin API token (default: " + TOKEN_VARIABLE + ", else $GANTRY_HOME/admin-token).")
-    String token;
+    @Mixin
+    ServerOptions serverOptions;
 
     @Override
     public Integer call() throws InterruptedException {
@@ -64,7 +50,7 @@ final class RunCommand implements Callable<Integer> {
                 out.println("Note: uncommitted changes are not part of the run; Gantry builds commit "
                         + revision.substring(0, 12) + ".");
             }
-            GantryClient client = new GantryClient(serverUrl(), token());
+            GantryClient client = serverOptions.client();
             String name = repository.getFileName().toString();
             String slug = Projects.ensure(client, "local", name, repository);
             GantryClient.Answer triggered = client.post("/api/v2/project/" + slug + "/pipeline",
@@ -81,36 +67,6 @@ final class RunCommand implements Callable<Integer> {
         } catch (GantryClientException | IllegalStateException | DatabaseException e) {
             err.println("gantry run: " + e.getMessage());
             return 2;
-        }
-    }
-
-    private URI serverUrl() {
-        if (server != null) {
-            return server;
-        }
-        String url = System.getenv(URL_VARIABLE);
-        if (url != null && !url.isBlank()) {
-            return URI.create(url.strip());
-        }
-        String port = System.getenv(ServerSettings.PORT_VARIABLE);
-        return URI.create("http://" + ServerSettings.HOST + ":"
-                + (port == null || port.isBlank() ? ServerSettings.DEFAULT_PORT : port.strip()));
-    }
-
-    private String token() {
-        if (token != null) {
-            return token;
-        }
-        String fromEnvironment = System.getenv(TOKEN_VARIABLE);
-        if (fromEnvironment != null && !fromEnvironment.isBlank()) {
-            return fromEnvironment.strip();
-        }
-        Path file = DatabaseSettings.fromEnvironment(System.getenv()).home().resolve("admin-token");
-        try {
-            return Files.readString(file).strip();
-        } catch (IOException e) {
-            throw new GantryClientException("no admin token: pass --token, set " + TOKEN_VARIABLE + ", or start the "
-                    + "server so that it writes " + file);
         }
     }
 }

@@ -149,6 +149,69 @@ class EndToEndIT {
                 .isEqualTo(app.toString());
     }
 
+    @Test
+    void a_setup_workflow_continues_its_pipeline_through_the_api_with_its_continuation_key() throws Exception {
+        Path app = Files.createDirectories(home.resolve("setup-app/.circleci")).getParent();
+        Files.writeString(app.resolve(".circleci/config.yml"), """
+                version: 2.1
+                setup: true
+                jobs:
+                  generate:
+                    docker: [{image: cimg/base:2024.01}]
+                    resource_class: small
+                    steps:
+                      - checkout
+                      - run:
+                          name: Continue the pipeline
+                          command: |
+                            server="${CIRCLE_BUILD_URL%%/api/*}"
+                            jq -n --arg key "$CIRCLE_CONTINUATION_KEY" --rawfile config .circleci/continue.yml \\
+                              '{"continuation-key": $key, "configuration": $config,
+                                "parameters": {"greeting": "hello from setup"}}' > "$HOME/continue.json"
+                            status=$(curl -s -o /dev/stderr -w '%{http_code}' -X POST \\
+                              -H 'Content-Type: application/json' --data @"$HOME/continue.json" \\
+                              "$server/api/v2/pipeline/continue")
+                            test "$status" = 200
+                workflows:
+                  setup:
+                    jobs: [generate]
+                """);
+        Files.writeString(app.resolve(".circleci/continue.yml"), """
+                version: 2.1
+                parameters:
+                  greeting: {type: string, default: nobody}
+                jobs:
+                  greet:
+                    docker: [{image: cimg/base:2024.01}]
+                    resource_class: small
+                    steps:
+                      - run: echo "<< pipeline.parameters.greeting >>"
+                workflows:
+                  main:
+                    jobs: [greet]
+                """);
+        Git.run(app, "init", "-q", "-b", "main");
+        Git.run(app, "add", "-A");
+        Git.run(app, "commit", "-q", "-m", "setup");
+        assertThat(api.post("/api/v2/project", Map.of("name", "setup-app", "repo_url", app.toString())).status())
+                .isEqualTo(201);
+        PipelineProbe setup = new PipelineProbe(() -> api, "gantry/local/setup-app");
+
+        String pipeline = setup.trigger();
+
+        // The continued workflow comes first (newest first) once it exists.
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(120)).until(() ->
+                api.get("/api/v2/pipeline/" + pipeline + "/workflow").json().path("items").findValuesAsText("name")
+                        .contains("main") && api.get("/api/v2/pipeline/" + pipeline + "/workflow").json()
+                        .path("items").get(0).path("status").asText().matches("success|failed"));
+        JsonNode workflows = api.get("/api/v2/pipeline/" + pipeline + "/workflow").json().path("items");
+        assertThat(workflows.findValuesAsText("name")).containsExactlyInAnyOrder("setup", "main");
+        assertThat(workflows.findValuesAsText("status")).as(workflows.toString()).containsOnly("success");
+        assertThat(api.get("/api/v2/pipeline/" + pipeline).json().path("state").asText()).isEqualTo("created");
+        JsonNode greet = setup.jobs(workflows.get(0)).get("greet");
+        assertThat(setup.output(greet, 0)).contains("hello from setup");
+    }
+
     private record Run(int code, String output) {
     }
 

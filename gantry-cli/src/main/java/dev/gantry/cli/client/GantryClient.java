@@ -80,6 +80,11 @@ public final class GantryClient {
         }
     }
 
+    /** A PUT of {@code text} as {@code contentType}, e.g. an orb's YAML source. */
+    public Answer put(String path, String text, String contentType) {
+        return send(request(path).header("Content-Type", contentType).PUT(HttpRequest.BodyPublishers.ofString(text)));
+    }
+
     /** Opens a streamed GET (server-sent events, job output); the caller closes the stream. */
     public HttpResponse<InputStream> stream(String path) {
         try {
