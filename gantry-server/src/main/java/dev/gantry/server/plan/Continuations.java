@@ -29,6 +29,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.UUID;
 import org.jdbi.v3.core.Jdbi;
 import org.slf4j.Logger;
@@ -135,7 +136,7 @@ public final class Continuations {
         if (!node.isObject()) {
             throw ApiException.invalid("parameters", "\"parameters\" must be an object of pipeline parameters");
         }
-        java.util.Map<String, Object> out = new java.util.TreeMap<>();
+        Map<String, Object> out = new TreeMap<>();
         node.properties().forEach(e -> {
             JsonNode v = e.getValue();
             if (v.isTextual()) {

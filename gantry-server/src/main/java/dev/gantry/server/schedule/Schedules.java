@@ -1,5 +1,6 @@
 package dev.gantry.server.schedule;
 
+import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.gantry.server.http.ApiException;
@@ -15,9 +16,11 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
+import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.SortedMap;
 import java.util.TreeMap;
@@ -45,6 +48,7 @@ public final class Schedules implements AutoCloseable {
     /** The most missed slots one pass runs for a schedule that catches up; the rest follow in the next passes. */
     static final int CATCH_UP_BATCH = 50;
     static final String SYSTEM_ACTOR = "system";
+    private static final TypeReference<Map<String, Object>> PARAMETERS = new TypeReference<>() { };
     /** How often each server looks for due slots: a slot starts at most this late. */
     static final Duration EVERY = Duration.ofSeconds(5);
 
@@ -253,7 +257,7 @@ public final class Schedules implements AutoCloseable {
                     + "and the pipeline parameters");
         }
         SortedMap<String, Object> parameters = new TreeMap<>(Json.MAPPER.convertValue(object,
-                new com.fasterxml.jackson.core.type.TypeReference<java.util.Map<String, Object>>() { }));
+                PARAMETERS));
         try {
             PipelineTriggers.checkTrigger(triggerBody(parameters));
         } catch (ApiException e) {
@@ -281,7 +285,7 @@ public final class Schedules implements AutoCloseable {
                     new ProjectSlug(rs.getString("organization"), rs.getString("project_name")), rs.getString("name"),
                     rs.getString("description"), Timetable.stored(rs.getString("timetable")),
                     new TreeMap<>(Json.MAPPER.readValue(rs.getString("parameters"),
-                            new com.fasterxml.jackson.core.type.TypeReference<java.util.Map<String, Object>>() { })),
+                            PARAMETERS)),
                     rs.getString("actor"), rs.getBoolean("catch_up"), instant(rs, "next_run_at"),
                     instant(rs, "last_slot"), instant(rs, "created_at"), instant(rs, "updated_at"));
         } catch (IOException e) {
@@ -290,7 +294,7 @@ public final class Schedules implements AutoCloseable {
     }
 
     private static Instant instant(ResultSet rs, String column) throws SQLException {
-        java.time.OffsetDateTime value = rs.getObject(column, java.time.OffsetDateTime.class);
+        OffsetDateTime value = rs.getObject(column, OffsetDateTime.class);
         return value == null ? null : value.toInstant();
     }
 }
