@@ -263,8 +263,34 @@ dpkg-deb --fsys-tarfile docker.io_*.deb | tar -x -C / ./usr/bin/docker; rm docke
 docker --version >/dev/null"'
 }
 
+# Like the real cimg/base it has jq and yq, which orbs expect (path-filtering merges its configs with yq); :current
+# is the tag orbs' default executors name.
+# shellcheck disable=SC2016
 gantry_recipe_base() {
-  gantry_recipe_cimg cimg/base:2024.01
+  gantry_recipe_cimg cimg/base:2024.01 jq,yq
+  recipe_hooks+=(--customize-hook="cat >\"\$1/usr/local/bin/yq\" <<'GANTRY_EOF'
+$(gantry_yq_standin)
+GANTRY_EOF
+chmod 755 \"\$1/usr/local/bin/yq\"")
+  recipe_tags=(cimg/base:current)
+}
+
+# /usr/local/bin/yq of cimg/base, before Debian's /usr/bin/yq on the PATH.
+gantry_yq_standin() {
+  cat <<'EOF'
+#!/bin/sh
+# Stand-in for mikefarah's yq (github.com/mikefarah/yq), which the real cimg/base carries and Debian does not
+# package. It does the one thing CircleCI's path-filtering orb asks of it, merging YAML files deeply, later files
+# winning, with Debian's yq (a jq wrapper whose YAML loader expands anchors, as explode does); anything else fails.
+set -eu
+merge='explode(.) | . as $item ireduce ({}; . * $item )'
+if [ "${1:-}" = eval-all ] && [ "${2:-}" = "$merge" ]; then
+  shift 2
+  exec /usr/bin/yq -y -s 'reduce .[] as $item ({}; . * $item)' "$@"
+fi
+echo "yq: this image's yq is a stand-in that only merges files: yq eval-all '$merge' FILE..." >&2
+exit 1
+EOF
 }
 
 # Debian's python3 is 3.11: a stand-in under the name configs use. psycopg2 and psql reach a service database.

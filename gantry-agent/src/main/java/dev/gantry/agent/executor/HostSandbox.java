@@ -95,6 +95,11 @@ final class HostSandbox implements Sandbox {
     }
 
     @Override
+    public Path bashEnv() {
+        return request.taskRoot().resolve("bash_env");
+    }
+
+    @Override
     public boolean halted() {
         return Files.exists(request.taskRoot().resolve("control").resolve("halt"));
     }

@@ -58,6 +58,12 @@ public interface Sandbox extends AutoCloseable {
     /** True once a step asked to end the job successfully here ({@code circleci step halt}). */
     boolean halted();
 
+    /**
+     * The file {@code $BASH_ENV} names, which need not exist yet: steps append {@code export} lines to it, as orbs
+     * do, and every bash step sources it first (bash reads {@code $BASH_ENV} when it starts a script).
+     */
+    Path bashEnv();
+
     /** Lines for the top of the output that say where the steps run. */
     List<String> describe();
 

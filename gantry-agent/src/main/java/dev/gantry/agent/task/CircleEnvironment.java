@@ -20,10 +20,11 @@ final class CircleEnvironment {
      * @param home       the sandbox's home directory, exported as {@code HOME}
      * @param workingDir the job's working directory with {@code ~} expanded
      * @param server     the server's base URL, for {@code CIRCLE_BUILD_URL}
+     * @param bashEnv    the sandbox's file for {@code BASH_ENV}
      * @param base       the sandbox's base environment
      */
-    static Map<String, String> build(Assignment a, PlanJob job, Path home, Path workingDir, String server,
-                                     Map<String, String> base) {
+    static Map<String, String> build(Assignment a, PlanJob job, Path home, Path workingDir, Path bashEnv,
+                                     String server, Map<String, String> base) {
         Map<String, String> env = new LinkedHashMap<>(base);
         env.put("CI", "true");
         env.put("CIRCLECI", "true");
@@ -49,6 +50,7 @@ final class CircleEnvironment {
         env.put("CIRCLE_BUILD_URL", server.replaceAll("/+$", "") + "/api/v2/project/" + a.project().slug()
                 + "/job/" + a.job().number());
         env.put("HOME", home.toString());
+        env.put("BASH_ENV", bashEnv.toString());
         env.putAll(job.environment());
         return env;
     }

@@ -132,7 +132,7 @@ public final class TaskRunner {
         String configured = job.workingDirectory() == null ? DEFAULT_WORKING_DIRECTORY : job.workingDirectory();
         Path workingDir = StepContext.expand(configured, sandbox.home(), sandbox.home());
         Map<String, String> env = CircleEnvironment.build(assignment, job, sandbox.home(), workingDir,
-                settings.server(), sandbox.baseEnvironment());
+                sandbox.bashEnv(), settings.server(), sandbox.baseEnvironment());
         return new StepContext(task, assignment, job, dir, sandbox, agentSide, workingDir, env, log, server, control,
                 settings);
     }

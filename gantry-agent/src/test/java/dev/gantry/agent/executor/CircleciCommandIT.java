@@ -256,6 +256,22 @@ class CircleciCommandIT {
 
     @ParameterizedTest
     @EnumSource(Shell.class)
+    void env_subst_replaces_variables_in_stdin_or_its_argument_as_the_path_filtering_orb_uses_it(Shell shell)
+            throws Exception {
+        Map<String, String> env = Map.of("BASE", "main", "EMPTY", "");
+
+        Run piped = run(shell, "src/.* build $BASE\n${BASE}-x ${MISSING} ${MISSING-d1} ${EMPTY:-d2} ${EMPTY-d3}\n"
+                + "$$BASE costs $5 and ${weird:x}\n", env, "env", "subst");
+        Run argument = run(shell, "", env, "env", "subst", "$BASE/out");
+
+        assertThat(piped.exit()).isZero();
+        assertThat(piped.out()).isEqualTo("src/.* build main\nmain-x  d1 d2 \n$BASE costs $5 and ${weird:x}\n");
+        assertThat(argument.out()).isEqualTo("main/out\n");
+        assertThat(run(shell, "", env, "env", "subst", "a", "b").exit()).isEqualTo(2);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Shell.class)
     void tests_run_runs_nothing_on_a_node_that_gets_no_names(Shell shell) throws Exception {
         Run run = run(shell, "only_test.py\n", Map.of("CIRCLE_NODE_INDEX", "3", "CIRCLE_NODE_TOTAL", "4"),
                 "tests", "run", "--command", "touch ran; exit 1");

@@ -25,12 +25,13 @@ class CircleEnvironmentTest {
                 Map.of("CI", "overridden-by-job", "PATH", "/job/bin"), List.of(), null, Map.of(), List.of());
 
         Map<String, String> env = CircleEnvironment.build(ASSIGNMENT, job, Path.of("/w/t/home"),
-                Path.of("/w/t/home/project"), "http://gantry:8080/", Map.of("PATH", "/usr/bin", "HOME", "/root",
+                Path.of("/w/t/home/project"), Path.of("/tmp/.bash_env"), "http://gantry:8080/", Map.of("PATH", "/usr/bin", "HOME", "/root",
                         "LANG", "C.UTF-8"));
 
         assertThat(env).containsEntry("CIRCLECI", "true").containsEntry("CI", "overridden-by-job")
                 .containsEntry("PATH", "/job/bin").containsEntry("LANG", "C.UTF-8")
-                .containsEntry("HOME", "/w/t/home").containsEntry("CIRCLE_WORKING_DIRECTORY", "/w/t/home/project")
+                .containsEntry("HOME", "/w/t/home").containsEntry("BASH_ENV", "/tmp/.bash_env")
+                .containsEntry("CIRCLE_WORKING_DIRECTORY", "/w/t/home/project")
                 .containsEntry("CIRCLE_TAG", "v1.2.0").containsEntry("CIRCLE_SHA1", "abc123")
                 .containsEntry("CIRCLE_BUILD_NUM", "17").containsEntry("CIRCLE_JOB", "test-linux")
                 .containsEntry("CIRCLE_NODE_INDEX", "1").containsEntry("CIRCLE_NODE_TOTAL", "3")
@@ -52,7 +53,7 @@ class CircleEnvironmentTest {
                 Map.of(), List.of(), null, Map.of(), List.of());
 
         Map<String, String> env = CircleEnvironment.build(pr, job, Path.of("/w/t/home"), Path.of("/w/t/home/project"),
-                "http://gantry:8080/", Map.of());
+                Path.of("/tmp/.bash_env"), "http://gantry:8080/", Map.of());
 
         assertThat(env).containsEntry("CIRCLE_BRANCH", "feature")
                 .containsEntry("CIRCLE_PULL_REQUEST", "https://github.com/acme/app/pull/42")
@@ -68,9 +69,9 @@ class CircleEnvironmentTest {
         PlanJob job = new PlanJob("generate", "generate", JobType.BUILD, Map.of(), "small", null, 1, null, null,
                 Map.of(), List.of(), null, Map.of(), List.of());
 
-        assertThat(CircleEnvironment.build(setup, job, Path.of("/h"), Path.of("/h/p"), "http://gantry:8080", Map.of()))
+        assertThat(CircleEnvironment.build(setup, job, Path.of("/h"), Path.of("/h/p"), Path.of("/tmp/b"), "http://gantry:8080", Map.of()))
                 .containsEntry("CIRCLE_CONTINUATION_KEY", "k3y");
-        assertThat(CircleEnvironment.build(ASSIGNMENT, job, Path.of("/h"), Path.of("/h/p"), "http://gantry:8080",
+        assertThat(CircleEnvironment.build(ASSIGNMENT, job, Path.of("/h"), Path.of("/h/p"), Path.of("/tmp/b"), "http://gantry:8080",
                 Map.of())).doesNotContainKey("CIRCLE_CONTINUATION_KEY");
     }
 

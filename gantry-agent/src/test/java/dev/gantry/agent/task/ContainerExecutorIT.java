@@ -104,6 +104,19 @@ class ContainerExecutorIT {
     }
 
     @Test
+    void what_a_step_appends_to_bash_env_every_later_bash_step_sees_as_orbs_expect() throws Exception {
+        ObjectNode a = Assignments.of(job("bash-env", List.of(image("cimg/base:2024.01", Map.of())),
+                List.of(run("Export", "echo 'export GREETING=\"from an earlier step\"' >> \"$BASH_ENV\""),
+                        run("Use", "echo \"greeting: $GREETING\"; echo \"bash_env: $BASH_ENV\""))),
+                "", "main", "abc");
+
+        assertThat(harness.run(a)).contains(TaskOutcome.SUCCESS);
+
+        assertThat(harness.api.task(Assignments.jobId(a)).outputText())
+                .contains("greeting: from an earlier step", "bash_env: /tmp/.bash_env-gantry");
+    }
+
+    @Test
     void a_step_s_output_arrives_whole_and_in_order() throws Exception {
         ObjectNode a = Assignments.of(job("loud", List.of(image("cimg/base:2024.01", Map.of())),
                 List.of(run("Count", "for i in $(seq 1 5000); do echo line-$i; echo err-$i >&2; done"))),

@@ -271,6 +271,12 @@ final class ContainerSandbox implements Sandbox {
         return home;
     }
 
+    /** In the primary's /tmp, where any user may write, as CircleCI's {@code /tmp/.bash_env-…}. */
+    @Override
+    public Path bashEnv() {
+        return Path.of("/tmp/.bash_env-gantry");
+    }
+
     @Override
     public Map<String, String> baseEnvironment() {
         return Map.of();
