@@ -1,13 +1,18 @@
 package dev.gantry.cli;
 
 import dev.gantry.server.ServerSettings;
+import dev.gantry.server.TlsSettings;
 import java.net.URI;
+import java.nio.file.Path;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
-/** The {@code --host H}, {@code --port N} and {@code --orb-registry URL} options of the commands that start a server. */
+/**
+ * The {@code --host H}, {@code --port N}, {@code --orb-registry URL} and HTTPS ({@code --https-port N --tls-cert FILE
+ * --tls-key FILE}) options of the commands that start a server.
+ */
 final class ListenOptions {
     @Spec(Spec.Target.MIXEE)
     CommandSpec command;
@@ -29,6 +34,22 @@ final class ListenOptions {
                     + ServerSettings.ORB_REGISTRY_VARIABLE + ", else none.")
     URI orbRegistry;
 
+    @Option(names = "--https-port", paramLabel = "N",
+            description = "Also serve HTTPS on this port (0: a free one), with --tls-cert and --tls-key; for clients "
+                    + "that only speak HTTPS, such as the continuation orb. Default: "
+                    + TlsSettings.PORT_VARIABLE + ", else HTTP only.")
+    Integer httpsPort;
+
+    @Option(names = "--tls-cert", paramLabel = "FILE",
+            description = "PEM file of the HTTPS certificate and its chain. Default: "
+                    + TlsSettings.CERTIFICATE_VARIABLE + ".")
+    Path tlsCertificate;
+
+    @Option(names = "--tls-key", paramLabel = "FILE",
+            description = "PEM file of the certificate's private key (unencrypted PKCS #8). Default: "
+                    + TlsSettings.KEY_VARIABLE + ".")
+    Path tlsKey;
+
     /**
      * {@code settings} with the host, port and orb registry asked for, if any.
      *
@@ -49,6 +70,23 @@ final class ListenOptions {
         }
         ServerSettings withHost = host == null ? settings : settings.withHost(host);
         ServerSettings withPort = port == null ? withHost : withHost.withPort(port);
-        return orbRegistry == null ? withPort : withPort.withOrbRegistry(orbRegistry);
+        ServerSettings withRegistry = orbRegistry == null ? withPort : withPort.withOrbRegistry(orbRegistry);
+        return withTls(withRegistry);
+    }
+
+    /** The HTTPS options, all three or none, over what the environment said. */
+    private ServerSettings withTls(ServerSettings settings) {
+        if (httpsPort == null && tlsCertificate == null && tlsKey == null) {
+            return settings;
+        }
+        if (httpsPort == null || tlsCertificate == null || tlsKey == null) {
+            throw new ParameterException(command.commandLine(),
+                    "--https-port, --tls-cert and --tls-key go together: give all three");
+        }
+        if (!ServerSettings.validPort(httpsPort)) {
+            throw new ParameterException(command.commandLine(), "--https-port " + ServerSettings.PORT_RULE
+                    + ", got " + httpsPort);
+        }
+        return settings.withTls(new TlsSettings(httpsPort, tlsCertificate, tlsKey));
     }
 }

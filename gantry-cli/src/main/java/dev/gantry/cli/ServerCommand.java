@@ -57,7 +57,7 @@ final class ServerCommand implements Callable<Integer> {
             server.close();
             closed.countDown();
         }, "gantry-server-shutdown"));
-        out.println("Gantry listening on " + server.url());
+        out.println("Gantry listening on " + server.listening());
         out.println("Admin API token: " + server.tokenFile(TokenKind.ADMIN) + " (send it as 'Circle-Token: <token>')");
         out.println("Agent token: " + server.tokenFile(TokenKind.AGENT) + " (agents send it as 'Authorization: "
                 + "Bearer <token>')");

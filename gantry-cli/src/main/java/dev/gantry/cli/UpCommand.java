@@ -59,7 +59,7 @@ final class UpCommand implements Callable<Integer> {
             closed.countDown();
         }, "gantry-up-shutdown"));
         String token = read(server.tokenFile(TokenKind.ADMIN));
-        out.println("Gantry listening on " + server.url());
+        out.println("Gantry listening on " + server.listening());
         out.println("Admin API token: " + token + " (also in " + server.tokenFile(TokenKind.ADMIN) + ")");
         for (Cluster cluster : fleetConfig.clusters()) {
             out.println("Fleet: cluster " + cluster.name() + " (pool " + cluster.pool() + "), " + cluster.min() + " to "

@@ -55,10 +55,13 @@ import java.security.SecureRandom;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
+import java.util.OptionalInt;
 import java.util.concurrent.atomic.AtomicBoolean;
 import javax.sql.DataSource;
+import org.eclipse.jetty.server.ServerConnector;
 import org.jdbi.v3.core.Jdbi;
 import org.jdbi.v3.sqlobject.SqlObjectPlugin;
 import org.slf4j.Logger;
@@ -208,7 +211,7 @@ public final class GantryServer implements AutoCloseable {
                         fleetConfig.resourceClasses(), clock, tasksQueued)
                         .start(instance));
             }
-            Javalin http = HttpApi.create(settings.host(), settings.port(), new AdminAuthentication(tokens.hash(TokenKind.ADMIN)),
+            Javalin http = HttpApi.create(settings.host(), settings.port(), settings.tls(), new AdminAuthentication(tokens.hash(TokenKind.ADMIN)),
                     new ProjectRoutes(new Projects(jdbi, clock)),
                     new PipelineRoutes(triggers),
                     new WorkflowRoutes(new Workflows(jdbi)), new JobRoutes(jdbi, new FleetView(fleet), clock),
@@ -222,12 +225,12 @@ public final class GantryServer implements AutoCloseable {
             agents.start();
             if (autoscaling != null) {
                 queueLoops.addFirst(autoscaling); // first to stop: it stops the agents it started
-                autoscaling.start(fleet, ServerSettings.localUrl(settings.host(), http.port()));
+                autoscaling.start(fleet, ServerSettings.localUrl(settings.host(), httpPort(http)));
             }
             queueLoops.add(queueMaintenance); // last: it keeps the queue healthy while the workers stop
             GantryServer server = new GantryServer(settings.host(), http, queues, List.copyOf(queueLoops), owned, tokens, agents,
                     results, metrics);
-            LOG.info("Gantry listening on {}", server.url());
+            LOG.info("Gantry listening on {}", server.listening());
             return server;
         } catch (RuntimeException failure) {
             agents.close();
@@ -268,7 +271,28 @@ public final class GantryServer implements AutoCloseable {
 
     /** The port the server listens on: the one asked for, or the free one it took when asked for 0. */
     public int port() {
-        return http.port();
+        return httpPort(http);
+    }
+
+    /** {@link #url()}, and the HTTPS port when there is one: what the server says it listens on. */
+    public String listening() {
+        OptionalInt https = httpsPort();
+        return url() + (https.isPresent() ? " and HTTPS on port " + https.getAsInt() : "");
+    }
+
+    /** The HTTPS port, when the settings asked for HTTPS (the free one taken for 0); else empty. */
+    public OptionalInt httpsPort() {
+        return connectorPort(http, HttpApi.HTTPS);
+    }
+
+    private static int httpPort(Javalin http) {
+        return connectorPort(http, HttpApi.HTTP).orElseGet(http::port); // Javalin's own connector when HTTP alone
+    }
+
+    private static OptionalInt connectorPort(Javalin http, String name) {
+        return Arrays.stream(http.jettyServer().server().getConnectors())
+                .filter(c -> name.equals(c.getName()) && c instanceof ServerConnector)
+                .mapToInt(c -> ((ServerConnector) c).getLocalPort()).findFirst();
     }
 
     /** {@code http://127.0.0.1:PORT} (or the host it listens on, if only one), where the API is. */

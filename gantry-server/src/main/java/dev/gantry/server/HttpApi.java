@@ -20,6 +20,16 @@ import dev.gantry.server.webhook.WebhookRoutes;
 import dev.gantry.server.workflow.WorkflowRoutes;
 import io.javalin.Javalin;
 import io.javalin.http.HttpResponseException;
+import java.security.KeyStore;
+import org.eclipse.jetty.server.ConnectionFactory;
+import org.eclipse.jetty.server.Connector;
+import org.eclipse.jetty.server.HttpConfiguration;
+import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.SecureRequestCustomizer;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.server.SslConnectionFactory;
+import org.eclipse.jetty.util.ssl.SslContextFactory;
 
 /**
  * The routes of the HTTP API, and what guards them: the admin token on {@code /api/v2} and {@code /metrics}, the
@@ -31,8 +41,8 @@ final class HttpApi {
     private HttpApi() {
     }
 
-    /** A Javalin instance for {@code host} and {@code port}, not started yet. */
-    static Javalin create(String host, int port, AdminAuthentication authentication, ProjectRoutes projects,
+    /** A Javalin instance for {@code host} and {@code port}, and HTTPS as {@code tls} says (if not null), not started yet. */
+    static Javalin create(String host, int port, TlsSettings tls, AdminAuthentication authentication, ProjectRoutes projects,
                           PipelineRoutes pipelines, WorkflowRoutes workflows, JobRoutes jobs,
                           WorkflowCommandRoutes workflowCommands, QueueInsights queueInsights,
                           FleetInsights fleetInsights, PoolPauses poolPauses, QueueAdminRoutes queueAdmin,
@@ -42,6 +52,13 @@ final class HttpApi {
         return Javalin.create(config -> {
             config.jetty.host = host;
             config.jetty.port = port;
+            if (tls != null) {
+                // Javalin adds its HTTP connector only when there is no other, so both are added here.
+                KeyStore keys = tls.keyStore();
+                config.jetty.addConnector((server, http) -> connector(HTTP, server, host, port,
+                        new HttpConnectionFactory(http)));
+                config.jetty.addConnector((server, http) -> httpsConnector(server, http, host, tls.port(), keys));
+            }
             config.startup.showJavalinBanner = false;
             config.http.maxRequestSize = JsonBody.MAX_BYTES;
             config.http.prefer405over404 = true;
@@ -100,5 +117,30 @@ final class HttpApi {
             config.routes.exception(HttpResponseException.class, errors::handle);
             config.routes.exception(Exception.class, errors::handle);
         });
+    }
+
+    /** The names of the connectors, by which {@link GantryServer} finds their ports. */
+    static final String HTTP = "http";
+    static final String HTTPS = "https";
+
+    private static Connector httpsConnector(Server server, HttpConfiguration http, String host, int port,
+                                            KeyStore keys) {
+        SslContextFactory.Server ssl = new SslContextFactory.Server();
+        ssl.setKeyStore(keys);
+        ssl.setKeyStorePassword(new String(TlsSettings.KEY_STORE_PASSWORD));
+        HttpConfiguration https = new HttpConfiguration(http);
+        // Whether the certificate fits the name the client asked for is the client's check, not the server's.
+        https.addCustomizer(new SecureRequestCustomizer(false));
+        return connector(HTTPS, server, host, port, new SslConnectionFactory(ssl, "http/1.1"),
+                new HttpConnectionFactory(https));
+    }
+
+    private static Connector connector(String name, Server server, String host, int port,
+                                       ConnectionFactory... factories) {
+        ServerConnector connector = new ServerConnector(server, factories);
+        connector.setName(name);
+        connector.setHost(host);
+        connector.setPort(port);
+        return connector;
     }
 }

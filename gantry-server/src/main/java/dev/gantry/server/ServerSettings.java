@@ -21,9 +21,11 @@ import java.util.regex.Pattern;
  *                  {@link RetentionSettings})
  * @param orbRegistry the orb registry asked for orbs the server's store lacks ({@code GANTRY_ORB_REGISTRY}, CircleCI's
  *                    GraphQL shape, e.g. {@code https://circleci.com/graphql-unstable}); null, the default, for none
+ * @param tls   HTTPS on a second port, on the same host ({@code GANTRY_HTTPS_PORT}, {@code GANTRY_TLS_CERT},
+ *              {@code GANTRY_TLS_KEY}, see {@link TlsSettings}); null, the default, for HTTP only
  */
 public record ServerSettings(String host, int port, AgentSettings agent, RetentionSettings retention,
-                             URI orbRegistry) {
+                             URI orbRegistry, TlsSettings tls) {
     /** The environment variable {@link #orbRegistry()} is read from. */
     public static final String ORB_REGISTRY_VARIABLE = "GANTRY_ORB_REGISTRY";
     /** The environment variable {@link #host()} is read from. */
@@ -65,7 +67,7 @@ public record ServerSettings(String host, int port, AgentSettings agent, Retenti
 
     /** The loopback interface, {@code port} and {@code agent}, and the default retention. */
     public ServerSettings(int port, AgentSettings agent) {
-        this(HOST, port, agent, RetentionSettings.defaults(), null);
+        this(HOST, port, agent, RetentionSettings.defaults(), null, null);
     }
 
     /** {@code port} and the agent settings' defaults. */
@@ -87,7 +89,7 @@ public record ServerSettings(String host, int port, AgentSettings agent, Retenti
     public static ServerSettings fromEnvironment(Map<String, String> environment) {
         return new ServerSettings(hostFromEnvironment(environment), portFromEnvironment(environment),
                 AgentSettings.fromEnvironment(environment), RetentionSettings.fromEnvironment(environment),
-                orbRegistryFromEnvironment(environment));
+                orbRegistryFromEnvironment(environment), TlsSettings.fromEnvironment(environment));
     }
 
     private static URI orbRegistryFromEnvironment(Map<String, String> environment) {
@@ -143,27 +145,32 @@ public record ServerSettings(String host, int port, AgentSettings agent, Retenti
 
     /** These settings with another host. */
     public ServerSettings withHost(String host) {
-        return new ServerSettings(host, port, agent, retention, orbRegistry);
+        return new ServerSettings(host, port, agent, retention, orbRegistry, tls);
     }
 
     /** These settings with another port. */
     public ServerSettings withPort(int port) {
-        return new ServerSettings(host, port, agent, retention, orbRegistry);
+        return new ServerSettings(host, port, agent, retention, orbRegistry, tls);
     }
 
     /** These settings with other agent timings. */
     public ServerSettings withAgent(AgentSettings agent) {
-        return new ServerSettings(host, port, agent, retention, orbRegistry);
+        return new ServerSettings(host, port, agent, retention, orbRegistry, tls);
     }
 
     /** These settings with another orb registry, or null for none. */
     public ServerSettings withOrbRegistry(URI orbRegistry) {
-        return new ServerSettings(host, port, agent, retention, orbRegistry);
+        return new ServerSettings(host, port, agent, retention, orbRegistry, tls);
     }
 
     /** These settings with other retention periods. */
     public ServerSettings withRetention(RetentionSettings retention) {
-        return new ServerSettings(host, port, agent, retention, orbRegistry);
+        return new ServerSettings(host, port, agent, retention, orbRegistry, tls);
+    }
+
+    /** These settings with HTTPS on {@code tls}'s port, or null for HTTP only. */
+    public ServerSettings withTls(TlsSettings tls) {
+        return new ServerSettings(host, port, agent, retention, orbRegistry, tls);
     }
 
     /** True when {@code host} follows {@link #HOST_RULE} (as far as its characters tell). */

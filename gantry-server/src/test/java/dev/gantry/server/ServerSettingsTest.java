@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.gantry.server.agent.AgentSettings;
 import dev.gantry.server.retention.RetentionSettings;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -92,5 +93,20 @@ class ServerSettingsTest {
         assertThat(ServerSettings.localUrl("::", 8080)).hasToString("http://127.0.0.1:8080");
         assertThat(ServerSettings.localUrl("10.0.0.5", 80)).hasToString("http://10.0.0.5:80");
         assertThat(ServerSettings.localUrl("::1", 80)).hasToString("http://[::1]:80");
+    }
+
+    @Test
+    void https_needs_its_port_certificate_and_key_together() {
+        assertThat(ServerSettings.fromEnvironment(Map.of()).tls()).isNull();
+        assertThat(ServerSettings.fromEnvironment(Map.of("GANTRY_HTTPS_PORT", "8443", "GANTRY_TLS_CERT", "/etc/g/c.pem",
+                "GANTRY_TLS_KEY", "/etc/g/k.pem")).tls())
+                .isEqualTo(new TlsSettings(8443, Path.of("/etc/g/c.pem"), Path.of("/etc/g/k.pem")));
+        assertThatThrownBy(() -> ServerSettings.fromEnvironment(Map.of("GANTRY_HTTPS_PORT", "8443")))
+                .isInstanceOf(InvalidServerSettingException.class)
+                .hasMessage("HTTPS needs GANTRY_HTTPS_PORT, GANTRY_TLS_CERT, GANTRY_TLS_KEY together; "
+                        + "GANTRY_HTTPS_PORT is set without the others");
+        assertThatThrownBy(() -> ServerSettings.fromEnvironment(Map.of("GANTRY_HTTPS_PORT", "https",
+                "GANTRY_TLS_CERT", "c.pem", "GANTRY_TLS_KEY", "k.pem")))
+                .isInstanceOf(InvalidServerSettingException.class).hasMessageContaining("GANTRY_HTTPS_PORT must be 0");
     }
 }
