@@ -41,6 +41,10 @@ import dev.gantry.server.results.ResultsApi;
 import dev.gantry.server.retention.RetentionSweeper;
 import dev.gantry.server.schedule.ScheduleRoutes;
 import dev.gantry.server.schedule.Schedules;
+import dev.gantry.server.secret.MasterKeys;
+import dev.gantry.server.secret.SecretBox;
+import dev.gantry.server.secret.SecretRoutes;
+import dev.gantry.server.secret.Secrets;
 import dev.gantry.server.storage.FileBlobStore;
 import dev.gantry.server.storage.FileOutputStore;
 import dev.gantry.server.storage.OutputStore;
@@ -91,6 +95,8 @@ public final class GantryServer implements AutoCloseable {
 
     /** How often the queue's maintenance runs: rescues expired leases, turns over and drops partitions. */
     public static final Duration QUEUE_MAINTENANCE_EVERY = Duration.ofSeconds(5);
+    /** The master key file under {@code $GANTRY_HOME} unless {@code GANTRY_MASTER_KEY_FILE} names another. */
+    public static final String MASTER_KEY_FILE = "master-key";
 
     private final String host;
     private final Javalin http;
@@ -170,6 +176,9 @@ public final class GantryServer implements AutoCloseable {
         ServerSchema.migrate(dataSource);
         Jdbi jdbi = Jdbi.create(dataSource).installPlugin(new SqlObjectPlugin());
         ServerTokens tokens = ServerTokens.ensure(jdbi, home, clock, new SecureRandom());
+        SecretBox secretBox = new SecretBox(jdbi, MasterKeys.open(settings.masterKeyFile() != null
+                ? settings.masterKeyFile() : home.resolve(MASTER_KEY_FILE)), clock);
+        Secrets secrets = new Secrets(jdbi, secretBox, clock);
         ServerMetrics metrics = new ServerMetrics();
         metrics.bindPool(dataSource);
         Queues queues;
@@ -192,7 +201,7 @@ public final class GantryServer implements AutoCloseable {
                 fleetConfig.orgLimits(), settings.agent().heartbeatInterval().multipliedBy(3),
                 autoscaling == null ? FleetSnapshots.Overlay.NONE : autoscaling, claiming);
         AgentApi agents = new AgentApi(jdbi, queues, settings.agent(), new SchedulerMatcher(fleet, clock), claiming,
-                blobs, output, new AgentAuthentication(tokens.hash(TokenKind.AGENT)), clock);
+                blobs, output, new AgentAuthentication(tokens.hash(TokenKind.AGENT)), secrets, clock);
         ResultsApi results = new ResultsApi(jdbi, blobs, output);
         Runnable tasksQueued = agents.wakeups()::tasksQueued;
         String instance = ServerInstance.id(home);
@@ -220,7 +229,7 @@ public final class GantryServer implements AutoCloseable {
                     new PoolPauses(jdbi, clock), new QueueAdminRoutes(queues), metrics, agents, results,
                     new OrbRoutes(orbs), new WebhookRoutes(jdbi, triggers, clock),
                     new Continuations(jdbi, orbs, fleetConfig.resourceClasses(), clock, tasksQueued),
-                    new ScheduleRoutes(schedules));
+                    new ScheduleRoutes(schedules), new SecretRoutes(secrets, secretBox));
             startHttp(http, settings);
             agents.start();
             if (autoscaling != null) {

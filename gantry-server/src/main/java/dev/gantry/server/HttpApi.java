@@ -16,6 +16,7 @@ import dev.gantry.server.plan.Continuations;
 import dev.gantry.server.project.ProjectRoutes;
 import dev.gantry.server.results.ResultsApi;
 import dev.gantry.server.schedule.ScheduleRoutes;
+import dev.gantry.server.secret.SecretRoutes;
 import dev.gantry.server.webhook.WebhookRoutes;
 import dev.gantry.server.workflow.WorkflowRoutes;
 import io.javalin.Javalin;
@@ -47,7 +48,8 @@ final class HttpApi {
                           WorkflowCommandRoutes workflowCommands, QueueInsights queueInsights,
                           FleetInsights fleetInsights, PoolPauses poolPauses, QueueAdminRoutes queueAdmin,
                           ServerMetrics metrics, AgentApi agents, ResultsApi results, OrbRoutes orbs,
-                          WebhookRoutes webhooks, Continuations continuations, ScheduleRoutes schedules) {
+                          WebhookRoutes webhooks, Continuations continuations, ScheduleRoutes schedules,
+                          SecretRoutes secrets) {
         ErrorResponses errors = new ErrorResponses();
         return Javalin.create(config -> {
             config.jetty.host = host;
@@ -104,6 +106,18 @@ final class HttpApi {
             config.routes.get("/api/v2/schedule/{id}", schedules::get);
             config.routes.patch("/api/v2/schedule/{id}", schedules::update);
             config.routes.delete("/api/v2/schedule/{id}", schedules::delete);
+            config.routes.post("/api/v2/project/{vcs}/{org}/{name}/envvar", secrets::createProjectVar);
+            config.routes.get("/api/v2/project/{vcs}/{org}/{name}/envvar", secrets::listProjectVars);
+            config.routes.get("/api/v2/project/{vcs}/{org}/{name}/envvar/{envvar}", secrets::getProjectVar);
+            config.routes.delete("/api/v2/project/{vcs}/{org}/{name}/envvar/{envvar}", secrets::deleteProjectVar);
+            config.routes.post("/api/v2/context", secrets::createContext);
+            config.routes.get("/api/v2/context", secrets::listContexts);
+            config.routes.get("/api/v2/context/{id}", secrets::getContext);
+            config.routes.delete("/api/v2/context/{id}", secrets::deleteContext);
+            config.routes.get("/api/v2/context/{id}/environment-variable", secrets::listContextVars);
+            config.routes.put("/api/v2/context/{id}/environment-variable/{envvar}", secrets::putContextVar);
+            config.routes.delete("/api/v2/context/{id}/environment-variable/{envvar}", secrets::deleteContextVar);
+            config.routes.post("/api/v2/admin/master-key/rotate", secrets::rotateMasterKey);
             config.routes.get("/api/v2/orbs", orbs::list);
             config.routes.get("/api/v2/orbs/{namespace}/{name}", orbs::versions);
             config.routes.get("/api/v2/orbs/{namespace}/{name}/{version}", orbs::get);

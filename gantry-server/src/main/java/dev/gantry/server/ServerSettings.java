@@ -2,7 +2,9 @@ package dev.gantry.server;
 
 import dev.gantry.server.agent.AgentSettings;
 import dev.gantry.server.retention.RetentionSettings;
+import dev.gantry.server.secret.MasterKeys;
 import java.net.URI;
+import java.nio.file.Path;
 import java.util.Map;
 import java.util.Objects;
 import java.util.regex.Pattern;
@@ -23,9 +25,12 @@ import java.util.regex.Pattern;
  *                    GraphQL shape, e.g. {@code https://circleci.com/graphql-unstable}); null, the default, for none
  * @param tls   HTTPS on a second port, on the same host ({@code GANTRY_HTTPS_PORT}, {@code GANTRY_TLS_CERT},
  *              {@code GANTRY_TLS_KEY}, see {@link TlsSettings}); null, the default, for HTTP only
+ * @param masterKeyFile the file of the master keys that wrap the secrets' data keys
+ *                      ({@code GANTRY_MASTER_KEY_FILE}, see {@link dev.gantry.server.secret.MasterKeys}); null, the
+ *                      default, for {@code $GANTRY_HOME/master-key}
  */
 public record ServerSettings(String host, int port, AgentSettings agent, RetentionSettings retention,
-                             URI orbRegistry, TlsSettings tls) {
+                             URI orbRegistry, TlsSettings tls, Path masterKeyFile) {
     /** The environment variable {@link #orbRegistry()} is read from. */
     public static final String ORB_REGISTRY_VARIABLE = "GANTRY_ORB_REGISTRY";
     /** The environment variable {@link #host()} is read from. */
@@ -67,7 +72,7 @@ public record ServerSettings(String host, int port, AgentSettings agent, Retenti
 
     /** The loopback interface, {@code port} and {@code agent}, and the default retention. */
     public ServerSettings(int port, AgentSettings agent) {
-        this(HOST, port, agent, RetentionSettings.defaults(), null, null);
+        this(HOST, port, agent, RetentionSettings.defaults(), null, null, null);
     }
 
     /** {@code port} and the agent settings' defaults. */
@@ -89,7 +94,8 @@ public record ServerSettings(String host, int port, AgentSettings agent, Retenti
     public static ServerSettings fromEnvironment(Map<String, String> environment) {
         return new ServerSettings(hostFromEnvironment(environment), portFromEnvironment(environment),
                 AgentSettings.fromEnvironment(environment), RetentionSettings.fromEnvironment(environment),
-                orbRegistryFromEnvironment(environment), TlsSettings.fromEnvironment(environment));
+                orbRegistryFromEnvironment(environment), TlsSettings.fromEnvironment(environment),
+                masterKeyFileFromEnvironment(environment));
     }
 
     private static URI orbRegistryFromEnvironment(Map<String, String> environment) {
@@ -106,6 +112,18 @@ public record ServerSettings(String host, int port, AgentSettings agent, Retenti
             // reported below, like a URL of another scheme
         }
         throw new InvalidServerSettingException(ORB_REGISTRY_VARIABLE + " " + REGISTRY_RULE + ", got '" + text + "'");
+    }
+
+    private static Path masterKeyFileFromEnvironment(Map<String, String> environment) {
+        String text = environment.get(MasterKeys.FILE_VARIABLE);
+        if (text == null) {
+            return null;
+        }
+        if (text.isBlank()) {
+            throw new InvalidServerSettingException(MasterKeys.FILE_VARIABLE + " is set but empty; unset it to use "
+                    + "$GANTRY_HOME/master-key");
+        }
+        return Path.of(text.strip());
     }
 
     private static String hostFromEnvironment(Map<String, String> environment) {
@@ -145,32 +163,32 @@ public record ServerSettings(String host, int port, AgentSettings agent, Retenti
 
     /** These settings with another host. */
     public ServerSettings withHost(String host) {
-        return new ServerSettings(host, port, agent, retention, orbRegistry, tls);
+        return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile);
     }
 
     /** These settings with another port. */
     public ServerSettings withPort(int port) {
-        return new ServerSettings(host, port, agent, retention, orbRegistry, tls);
+        return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile);
     }
 
     /** These settings with other agent timings. */
     public ServerSettings withAgent(AgentSettings agent) {
-        return new ServerSettings(host, port, agent, retention, orbRegistry, tls);
+        return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile);
     }
 
     /** These settings with another orb registry, or null for none. */
     public ServerSettings withOrbRegistry(URI orbRegistry) {
-        return new ServerSettings(host, port, agent, retention, orbRegistry, tls);
+        return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile);
     }
 
     /** These settings with other retention periods. */
     public ServerSettings withRetention(RetentionSettings retention) {
-        return new ServerSettings(host, port, agent, retention, orbRegistry, tls);
+        return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile);
     }
 
     /** These settings with HTTPS on {@code tls}'s port, or null for HTTP only. */
     public ServerSettings withTls(TlsSettings tls) {
-        return new ServerSettings(host, port, agent, retention, orbRegistry, tls);
+        return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile);
     }
 
     /** True when {@code host} follows {@link #HOST_RULE} (as far as its characters tell). */

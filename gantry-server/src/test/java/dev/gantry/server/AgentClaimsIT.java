@@ -94,7 +94,8 @@ class AgentClaimsIT {
                               "review_id": null, "review_url": null},
                  "workflow": {"id": "%s", "name": "build-and-test"},
                  "project": {"id": "%s", "slug": "gantry/acme/app", "name": "app", "organization_name": "acme",
-                             "vcs_url": "/srv/git/app"}}
+                             "vcs_url": "/srv/git/app"},
+                 "secrets": {}}
                 """, claimed.lease(), job, job, runs.pipelineId, workflow, runs.projectId));
         assertThat(claimed.assignment()).isEqualTo(expected);
         assertThat(runs.jobStatus(job)).isEqualTo("running");

@@ -78,6 +78,15 @@ final class ApiClient {
         return send("POST", path, HttpRequest.BodyPublishers.ofString(json), all.toArray(String[]::new));
     }
 
+    /** PUTs {@code json} with {@code Content-Type: application/json}. */
+    Answer put(String path, String json) {
+        return send("PUT", path, HttpRequest.BodyPublishers.ofString(json), "Content-Type", "application/json");
+    }
+
+    Answer delete(String path) {
+        return send("DELETE", path, HttpRequest.BodyPublishers.noBody());
+    }
+
     /** Sends a request and returns the answer's body as bytes; {@code headers} are name, value, ... */
     byte[] sendForBytes(String method, String path, HttpRequest.BodyPublisher body, String... headers) {
         try {

@@ -1,7 +1,9 @@
 package dev.gantry.server;
 
+import dev.gantry.server.http.Json;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
@@ -58,6 +60,7 @@ final class RunFixtures {
         private UUID copiedFrom;
         private boolean cancelRequested;
         private Boolean queuedTasks;
+        private List<String> contexts = List.of();
 
         private Job(UUID workflowId, String name) {
             this.workflowId = workflowId;
@@ -98,6 +101,12 @@ final class RunFixtures {
             return this;
         }
 
+        /** The contexts the job names, in its spec. */
+        Job contexts(String... contexts) {
+            this.contexts = List.of(contexts);
+            return this;
+        }
+
         Job copiedFrom(UUID original) {
             this.copiedFrom = original;
             return this;
@@ -112,7 +121,8 @@ final class RunFixtures {
         UUID insert() {
             UUID id = UUID.randomUUID();
             Instant queuedAt = Instant.parse("2026-01-01T00:00:00Z").plusNanos(1000 * clock.incrementAndGet());
-            String spec = String.format("{\"name\": \"%s\", \"steps\": [{\"run\": {\"command\": \"make\"}}]}", name);
+            String spec = String.format("{\"name\": \"%s\", \"steps\": [{\"run\": {\"command\": \"make\"}}]%s}", name,
+                    contexts.isEmpty() ? "" : ", \"contexts\": " + Json.write(contexts));
             jdbi.useHandle(h -> {
                 // Numbered as the product numbers jobs, so a rerun's number does not collide with a fixture's.
                 long number = h.createQuery("""

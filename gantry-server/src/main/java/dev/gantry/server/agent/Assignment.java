@@ -6,6 +6,9 @@ import com.fasterxml.jackson.databind.node.NullNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.gantry.server.http.Json;
 import dev.gantry.server.project.ProjectSlug;
+import dev.gantry.server.secret.Secrets;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.UUID;
 
 /** The answer to a successful claim, shaped exactly as docs/agent-protocol.md shows it. */
@@ -13,8 +16,12 @@ final class Assignment {
     private Assignment() {
     }
 
-    /** The assignment of {@code task} under {@code lease}, from the rows {@code row} read. */
-    static ObjectNode json(UUID lease, TaskKey task, AssignmentDao.Row row) {
+    /**
+     * The assignment of {@code task} under {@code lease}, from the rows {@code row} read, with the job's secrets:
+     * {@code secrets}, name to value in precedence order, or {@code secrets_error}, why the job may not have them
+     * (the agent then fails the job with that reason, running nothing).
+     */
+    static ObjectNode json(UUID lease, TaskKey task, AssignmentDao.Row row, Secrets.ForJob secrets) {
         ObjectNode root = Json.MAPPER.createObjectNode();
         root.put("lease", lease.toString());
         ObjectNode taskNode = root.putObject("task");
@@ -56,7 +63,22 @@ final class Assignment {
         project.put("name", row.projectName());
         project.put("organization_name", row.organization());
         project.put("vcs_url", row.vcsUrl());
+
+        switch (secrets) {
+            case Secrets.ForJob.Granted granted -> {
+                ObjectNode variables = root.putObject("secrets");
+                granted.variables().forEach(variables::put);
+            }
+            case Secrets.ForJob.Refused refused -> root.put("secrets_error", refused.reason());
+        }
         return root;
+    }
+
+    /** The contexts the job names, from its spec. */
+    static List<String> contexts(AssignmentDao.Row row) {
+        List<String> contexts = new ArrayList<>();
+        parse(row.spec()).path("contexts").forEach(c -> contexts.add(c.asText()));
+        return contexts;
     }
 
     private static JsonNode parse(String json) {

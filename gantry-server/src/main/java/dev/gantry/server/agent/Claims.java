@@ -2,6 +2,7 @@ package dev.gantry.server.agent;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.gantry.server.http.ApiException;
+import dev.gantry.server.secret.Secrets;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
@@ -29,10 +30,13 @@ final class Claims {
     private final TaskWakeups wakeups;
     private final InstantSource clock;
     private final OpenClaims claiming;
+    private final Secrets secrets;
 
+    /** @param secrets the project's and contexts' variables each assignment carries */
     Claims(Jdbi jdbi, AgentSettings settings, TaskMatcher matcher, TaskWakeups wakeups, OpenClaims claiming,
-           InstantSource clock) {
+           Secrets secrets, InstantSource clock) {
         this.claiming = claiming;
+        this.secrets = secrets;
         this.jdbi = jdbi;
         this.settings = settings;
         this.matcher = matcher;
@@ -118,7 +122,8 @@ final class Claims {
         tasks.startJob(task.jobId(), now.atOffset(ZoneOffset.UTC));
         AssignmentDao.Row row = h.attach(AssignmentDao.class).find(task.jobId())
                 .orElseThrow(() -> new IllegalStateException("job " + task.jobId() + " of a claimed task vanished"));
-        return Optional.of(Assignment.json(lease, task, row));
+        return Optional.of(Assignment.json(lease, task, row, secrets.forJob(h, row.projectId(), row.organization(),
+                Assignment.contexts(row))));
     }
 
     private Instant now() {

@@ -46,6 +46,11 @@ public record ProjectSlug(String organization, String name) {
      * organization table, so it is derived from the name, the same on every server.
      */
     public UUID organizationId() {
+        return organizationId(organization);
+    }
+
+    /** The id {@link #organizationId()} gives the projects of {@code organization}. */
+    public static UUID organizationId(String organization) {
         return UUID.nameUUIDFromBytes(("gantry-organization:" + organization).getBytes(StandardCharsets.UTF_8));
     }
 

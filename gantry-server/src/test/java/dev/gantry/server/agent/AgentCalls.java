@@ -3,7 +3,14 @@ package dev.gantry.server.agent;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.gantry.queue.Queues;
 import dev.gantry.server.run.TaskStatus;
+import dev.gantry.server.secret.MasterKeys;
+import dev.gantry.server.secret.SecretBox;
+import dev.gantry.server.secret.Secrets;
 import dev.gantry.server.storage.OutputStore;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.Optional;
@@ -28,7 +35,7 @@ public final class AgentCalls {
     public AgentCalls(Jdbi jdbi, Queues queues, AgentSettings settings, TaskMatcher matcher, OutputStore output,
                       InstantSource clock) {
         TaskWakeups wakeups = new TaskWakeups();
-        this.claims = new Claims(jdbi, settings, matcher, wakeups, new OpenClaims(), clock);
+        this.claims = new Claims(jdbi, settings, matcher, wakeups, new OpenClaims(), secrets(jdbi, clock), clock);
         this.leases = new Leases(jdbi, wakeups, settings, clock);
         this.reports = new TaskReportRoutes(jdbi, leases, null, clock);
         this.sweeper = new LeaseSweeper(jdbi, queues, output, clock, settings.leaseTimeout(), wakeups);
@@ -73,5 +80,15 @@ public final class AgentCalls {
     /** One sweep of expired leases; returns how many tasks were given up. */
     public int sweep() {
         return sweeper.sweep();
+    }
+
+    /** Real secrets under a master key in a directory of their own (these tests store none). */
+    private static Secrets secrets(Jdbi jdbi, InstantSource clock) {
+        try {
+            Path keys = Files.createTempDirectory("gantry-master-key").resolve("master-key");
+            return new Secrets(jdbi, new SecretBox(jdbi, MasterKeys.open(keys), clock), clock);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 }
