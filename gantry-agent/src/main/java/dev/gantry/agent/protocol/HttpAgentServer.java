@@ -1,6 +1,7 @@
 package dev.gantry.agent.protocol;
 
 import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.PropertyNamingStrategies;
@@ -293,11 +294,15 @@ public final class HttpAgentServer implements AgentServer {
         }
     }
 
-    private static <T> T read(HttpCalls.Reply reply, Class<T> type) {
+    static <T> T read(HttpCalls.Reply reply, Class<T> type) {
         try {
             return JSON.readValue(reply.body(), type);
+        } catch (JsonMappingException e) {
+            // never the body: an assignment carries the job's secrets, and this message is logged
+            throw new ProtocolException("reading " + type.getSimpleName(), reply.status(),
+                    "the reply does not fit at " + e.getPathReference());
         } catch (IOException e) {
-            throw new ProtocolException("reading " + type.getSimpleName(), reply.status(), reply.text());
+            throw new ProtocolException("reading " + type.getSimpleName(), reply.status(), "the reply is not JSON");
         }
     }
 

@@ -37,7 +37,8 @@ final class ArtifactStep {
         }
         for (Path file : files) {
             String relative = source.relativize(file).toString();
-            String name = relative.isEmpty() ? destination : destination + "/" + relative;
+            // a file may be named after a secret, and the path is shown wherever the artifact is
+            String name = ctx.masker().mask(relative.isEmpty() ? destination : destination + "/" + relative);
             ctx.server().uploadArtifact(ctx.task(), name, file);
             ctx.log().line("Uploaded " + name);
         }

@@ -6,6 +6,8 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * {@code checkout}: the agent clones the project's {@code vcs_url} on its own side (so a job's image needs no git,
@@ -75,11 +77,32 @@ final class CheckoutStep {
     /** Echoes {@code command} into the output, then runs it on the agent's side in {@code dir}. */
     private static StepResult git(StepContext ctx, List<String> command, Path dir)
             throws IOException, InterruptedException {
-        ctx.log().line("$ " + String.join(" ", command));
+        ctx.log().line("$ " + withoutCredentials(String.join(" ", command)));
         Map<String, String> env = CircleEnvironment.withStep(ctx.agentSide().baseEnvironment(),
                 Map.of("GIT_TERMINAL_PROMPT", "0", "HOME", ctx.agentSide().home().toString()));
         return await(ctx, ProcessRun.start(ctx.agentSide(), command, dir, env, ctx.log()));
     }
+
+    /** {@code text} with the {@code user:password@} of any {@code scheme://user:password@host} URL in it dropped. */
+    static String withoutCredentials(String text) {
+        return CREDENTIALS.matcher(text).replaceAll("$1");
+    }
+
+    /**
+     * What a repository URL carries that job output must not show: its password (or token) and its whole
+     * {@code user:password}; none when it carries none.
+     */
+    static List<String> credentials(String url) {
+        Matcher m = CREDENTIALS.matcher(url == null ? "" : url);
+        if (!m.find()) {
+            return List.of();
+        }
+        String userInfo = m.group(2);
+        int colon = userInfo.indexOf(':');
+        return colon < 0 ? List.of(userInfo) : List.of(userInfo, userInfo.substring(colon + 1));
+    }
+
+    private static final Pattern CREDENTIALS = Pattern.compile("([A-Za-z][A-Za-z0-9+.-]*://)([^/@\\s]+)@");
 
     private static StepResult await(StepContext ctx, ProcessRun process) throws InterruptedException {
         return process.await(ctx.control(), RunStep.DEFAULT_NO_OUTPUT_TIMEOUT, ctx.settings().killGrace(), ctx.log());

@@ -7,10 +7,11 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * The environment a task's processes see, built in CircleCI's order: the sandbox's base (on the host shell, the
- * agent host's variables less the agent's own {@code GANTRY_*} ones, so its token never reaches a build; in a
- * container nothing, the image's own being there already), then CircleCI's built-in variables, then the job's
- * {@code environment}; each {@code run} step adds its own on top. Pure.
+ * The environment a task's processes see, built in CircleCI's order, a later one winning: the sandbox's base (on the
+ * host shell, the agent host's variables less the agent's own {@code GANTRY_*} ones, so its token never reaches a
+ * build; in a container nothing, the image's own being there already), then the project's and contexts' variables
+ * (the assignment's secrets, which the server merged in their order), then CircleCI's built-in variables, then the
+ * job's {@code environment}; each {@code run} step adds its own on top. Pure.
  */
 final class CircleEnvironment {
     private CircleEnvironment() {
@@ -26,6 +27,7 @@ final class CircleEnvironment {
     static Map<String, String> build(Assignment a, PlanJob job, Path home, Path workingDir, Path bashEnv,
                                      String server, Map<String, String> base) {
         Map<String, String> env = new LinkedHashMap<>(base);
+        env.putAll(a.secrets());
         env.put("CI", "true");
         env.put("CIRCLECI", "true");
         putIfSet(env, "CIRCLE_BRANCH", a.pipeline().branch());

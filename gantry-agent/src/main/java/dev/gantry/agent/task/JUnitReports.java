@@ -35,6 +35,11 @@ final class JUnitReports {
     }
 
     static List<TestCase> parse(InputStream xml) throws NotAReportException, IOException {
+        return parse(xml, SecretMasker.NONE);
+    }
+
+    /** The cases, every text in them masked by {@code masker} (before a long message is cut, so no part is left). */
+    static List<TestCase> parse(InputStream xml, SecretMasker masker) throws NotAReportException, IOException {
         Element root;
         try {
             root = builder().parse(xml).getDocumentElement();
@@ -46,44 +51,44 @@ final class JUnitReports {
             throw new NotAReportException("the root element is <" + tag + ">, not <testsuites> or <testsuite>");
         }
         List<TestCase> out = new ArrayList<>();
-        suite(root, null, out);
+        suite(root, null, masker, out);
         return out;
     }
 
-    private static void suite(Element suite, String inheritedFile, List<TestCase> out) {
+    private static void suite(Element suite, String inheritedFile, SecretMasker masker, List<TestCase> out) {
         String file = attribute(suite, "file", inheritedFile);
         for (Node n = suite.getFirstChild(); n != null; n = n.getNextSibling()) {
             if (n instanceof Element e) {
                 switch (e.getTagName()) {
-                    case "testsuite" -> suite(e, file, out);
-                    case "testcase" -> out.add(testCase(e, file));
+                    case "testsuite" -> suite(e, file, masker, out);
+                    case "testcase" -> out.add(testCase(e, file, masker));
                     default -> { } // properties, system-out and the like
                 }
             }
         }
     }
 
-    private static TestCase testCase(Element e, String suiteFile) {
+    private static TestCase testCase(Element e, String suiteFile, SecretMasker masker) {
         String result = "success";
         String message = null;
         for (Node n = e.getFirstChild(); n != null; n = n.getNextSibling()) {
             if (n instanceof Element child && isOutcome(child.getTagName())) {
                 result = child.getTagName().equals("failure") ? "failure" : child.getTagName();
-                message = message(child);
+                message = message(child, masker);
                 break;
             }
         }
-        return new TestCase(attribute(e, "classname", ""), attribute(e, "name", ""), attribute(e, "file", suiteFile),
-                result, seconds(e.getAttribute("time")), message);
+        return new TestCase(masker.mask(attribute(e, "classname", "")), masker.mask(attribute(e, "name", "")),
+                masker.mask(attribute(e, "file", suiteFile)), result, seconds(e.getAttribute("time")), message);
     }
 
     private static boolean isOutcome(String tag) {
         return tag.equals("failure") || tag.equals("error") || tag.equals("skipped");
     }
 
-    private static String message(Element outcome) {
+    private static String message(Element outcome, SecretMasker masker) {
         String text = outcome.hasAttribute("message") ? outcome.getAttribute("message") : outcome.getTextContent();
-        text = text == null ? "" : text.strip();
+        text = text == null ? "" : masker.mask(text).strip();
         if (text.isEmpty()) {
             return null;
         }

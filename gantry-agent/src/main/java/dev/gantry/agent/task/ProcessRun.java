@@ -11,10 +11,11 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * One running process of a step: its merged output is pumped into the task's {@link OutputLog} by a virtual thread,
- * and {@link #await} watches it for exit, cancellation and silence. The step ends when the process exits, even if a
- * child it left behind still holds the output pipe: the pump then gives up after {@link #DRAIN} and the child is
- * killed at the end of the task. Used by one step thread; the pump is internal.
+ * One running process of a step: its merged output is pumped into the task's {@link OutputLog} (through a
+ * {@link MaskedOutput} of its own, closed when the output ends) by a virtual thread, and {@link #await} watches it for
+ * exit, cancellation and silence. The step ends when the process exits, even if a child it left behind still holds
+ * the output pipe: the pump then gives up after {@link #DRAIN} and the child is killed at the end of the task. Used
+ * by one step thread; the pump is internal.
  */
 final class ProcessRun {
     /** How long output may keep arriving after the process exited before the step moves on. */
@@ -22,13 +23,14 @@ final class ProcessRun {
     private static final Duration POLL = Duration.ofMillis(50);
 
     private final StepProcess process;
+    private final MaskedOutput output;
     private final Thread pump;
     private volatile long lastOutputNanos = System.nanoTime();
-    private volatile boolean detached;
 
     private ProcessRun(StepProcess process, OutputLog log) {
         this.process = process;
-        this.pump = Thread.ofVirtual().name("pump").start(() -> pump(process.output(), log));
+        this.output = log.output();
+        this.pump = Thread.ofVirtual().name("pump").start(() -> pump(process.output()));
     }
 
     static ProcessRun start(Sandbox sandbox, List<String> command, Path directory, Map<String, String> environment,
@@ -82,19 +84,17 @@ final class ProcessRun {
 
     private void finishPump() throws InterruptedException {
         if (!pump.join(DRAIN)) {
-            detached = true; // a leftover child holds the pipe; its later output belongs to no step
+            output.close(); // a leftover child holds the pipe; its later output belongs to no step
         }
     }
 
-    private void pump(InputStream in, OutputLog log) {
+    private void pump(InputStream in) {
         byte[] buffer = new byte[8192];
-        try (in) {
+        try (in; output) {
             int n;
             while ((n = in.read(buffer)) >= 0) {
                 lastOutputNanos = System.nanoTime();
-                if (!detached && n > 0) {
-                    log.write(buffer, 0, n);
-                }
+                output.write(buffer, 0, n);
             }
         } catch (IOException e) {
             // the stream closed under us: the process is gone

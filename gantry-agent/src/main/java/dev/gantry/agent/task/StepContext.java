@@ -10,12 +10,13 @@ import java.util.Map;
 
 /**
  * What a step needs from its task: the assignment and job, the task's directory on the host, its sandbox, the
- * agent's own side (where checkout runs git), the working directory (a path in the sandbox), its base environment, output, server and control. One per task, shared by its
- * steps in turn.
+ * agent's own side (where checkout runs git), the working directory (a path in the sandbox), its base environment,
+ * output, the masker for what a step sends other than output (test results, artifact paths), server and control. One
+ * per task, shared by its steps in turn.
  */
 record StepContext(TaskRef task, Assignment assignment, PlanJob job, TaskDirectory dir, Sandbox sandbox,
-                   Sandbox agentSide, Path workingDirectory, Map<String, String> environment, OutputLog log, AgentServer server,
-                   TaskControl control, TaskSettings settings) {
+                   Sandbox agentSide, Path workingDirectory, Map<String, String> environment, OutputLog log,
+                   SecretMasker masker, AgentServer server, TaskControl control, TaskSettings settings) {
 
     /** A config path in the sandbox: {@code ~} is the home, relative paths are under the working directory. */
     Path path(String configPath) {

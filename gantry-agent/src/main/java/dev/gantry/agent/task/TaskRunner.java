@@ -18,6 +18,9 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.slf4j.Logger;
@@ -25,11 +28,12 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Runs one claimed task from start to end: makes its directory, starts its heartbeats and output shipper, opens its
- * sandbox (the job's containers, or the host shell), runs the steps, closes the sandbox (killing whatever the task
- * left running, removing its containers), sends the rest of the output and completes the task. A sandbox that cannot
- * be made (an image that cannot be pulled) completes it as {@code infrastructure_fail}. If the lease is lost on the
- * way (409, or the server unreachable past the lease timeout), it kills the task's processes and sends nothing more.
- * The task's directory is removed in every case. One instance per task, run on its own thread;
+ * sandbox (the job's containers, or the host shell), runs the steps (the job's secrets in their environment and masked
+ * in all it records and sends; a job the server refuses its secrets fails before any), closes the sandbox (killing
+ * whatever the task left running, removing its containers), sends the rest of the output and completes the task. A
+ * sandbox that cannot be made (an image that cannot be pulled) completes it as {@code infrastructure_fail}. If the
+ * lease is lost on the way (409, or the server unreachable past the lease timeout), it kills the task's processes and
+ * sends nothing more. The task's directory is removed in every case. One instance per task, run on its own thread;
  * {@link #abandon} may be called from any thread.
  */
 public final class TaskRunner {
@@ -45,6 +49,7 @@ public final class TaskRunner {
     private final TaskSettings settings;
     private final TaskControl control = new TaskControl();
     private final TaskRef task;
+    private final SecretMasker masker;
 
     public TaskRunner(AgentServer server, Assignment assignment, Duration heartbeatInterval, TaskSettings settings) {
         this.server = server;
@@ -52,12 +57,15 @@ public final class TaskRunner {
         this.heartbeatInterval = heartbeatInterval;
         this.settings = settings;
         this.task = assignment.ref();
+        List<String> secrets = new ArrayList<>(assignment.secrets().values());
+        secrets.addAll(CheckoutStep.credentials(assignment.project().vcsUrl())); // git may print its URL
+        this.masker = SecretMasker.of(secrets);
     }
 
     /** Runs the task; the outcome it was completed with, or empty if the lease was lost and it was not. */
     public Optional<TaskOutcome> run() throws IOException, InterruptedException {
         try (TaskDirectory dir = TaskDirectory.create(settings.workDir(), task);
-             OutputLog log = new OutputLog(dir.outputFile())) {
+             OutputLog log = new OutputLog(dir.outputFile(), masker)) {
             OutputShipper shipper = new OutputShipper(server, task, log, control, settings.flushInterval());
             Heartbeats heartbeats = new Heartbeats(server, task, control, heartbeatInterval);
             StepReports reports = new StepReports(server, task);
@@ -65,6 +73,11 @@ public final class TaskRunner {
             heartbeats.start();
             try (Sandbox agentSide = HostShellExecutor.agentSide(dir.root(), settings.hostEnvironment(),
                     settings.killGrace())) {
+                if (assignment.secretsError() != null) {
+                    // the server refuses the job a context it names: it must not run, not even without them
+                    log.line("Cannot run the job: " + assignment.secretsError());
+                    return finish(shipper, reports, TaskOutcome.FAILED, assignment.secretsError());
+                }
                 PlanJob job;
                 try {
                     job = assignment.planJob();
@@ -124,8 +137,11 @@ public final class TaskRunner {
     }
 
     private SandboxRequest request(PlanJob job, TaskDirectory dir) {
+        // an image's auth names its password as $VAR, most often a project's or a context's variable
+        Map<String, String> variables = new LinkedHashMap<>(assignment.secrets());
+        variables.putAll(job.environment());
         return new SandboxRequest(TaskDirectory.name(task), dir.root(), job.executor(), assignment.job().cpu(),
-                assignment.job().memoryMb(), settings.hostEnvironment(), job.environment());
+                assignment.job().memoryMb(), settings.hostEnvironment(), variables);
     }
 
     private StepContext context(PlanJob job, TaskDirectory dir, Sandbox sandbox, Sandbox agentSide, OutputLog log) {
@@ -133,8 +149,8 @@ public final class TaskRunner {
         Path workingDir = StepContext.expand(configured, sandbox.home(), sandbox.home());
         Map<String, String> env = CircleEnvironment.build(assignment, job, sandbox.home(), workingDir,
                 sandbox.bashEnv(), settings.server(), sandbox.baseEnvironment());
-        return new StepContext(task, assignment, job, dir, sandbox, agentSide, workingDir, env, log, server, control,
-                settings);
+        return new StepContext(task, assignment, job, dir, sandbox, agentSide, workingDir, env, log, masker, server,
+                control, settings);
     }
 
     /** Completes the task, the completion carrying the step ends and output not sent yet. */
@@ -144,7 +160,7 @@ public final class TaskRunner {
             return Optional.empty();
         }
         OutputShipper.Unsent output = shipper.unsent(Completion.MAX_OUTPUT);
-        Completion completion = new Completion(outcome, message, reports.takeEnded(), output.offset(),
+        Completion completion = new Completion(outcome, masker.mask(message), reports.takeEnded(), output.offset(),
                 output.bytes());
         try {
             server.complete(task, completion);

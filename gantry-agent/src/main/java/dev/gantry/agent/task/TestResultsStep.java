@@ -13,7 +13,8 @@ import java.util.stream.Stream;
 
 /**
  * {@code store_test_results}: parses a JUnit XML file, or every {@code *.xml} under a directory, and sends the cases
- * in batches. A file that is not a JUnit report is skipped with a note in the output; it does not fail the step.
+ * in batches, the job's secrets masked in every text of them. A file that is not a JUnit report is skipped with a
+ * note in the output; it does not fail the step.
  */
 final class TestResultsStep {
     static final int BATCH = 500;
@@ -47,7 +48,7 @@ final class TestResultsStep {
         for (Path file : files) {
             List<TestCase> cases;
             try (InputStream in = Files.newInputStream(file)) {
-                cases = JUnitReports.parse(in);
+                cases = JUnitReports.parse(in, ctx.masker());
             } catch (JUnitReports.NotAReportException e) {
                 ctx.log().line("Skipped " + source.relativize(file) + ": " + e.getMessage());
                 continue;

@@ -76,6 +76,36 @@ class CircleEnvironmentTest {
     }
 
     @Test
+    void project_and_context_variables_sit_over_the_base_and_under_circleci_s_and_the_job_s() {
+        Map<String, String> secrets = new java.util.LinkedHashMap<>();
+        secrets.put("API_TOKEN", "from-context");
+        secrets.put("LANG", "from-project");
+        secrets.put("CIRCLE_JOB", "from-context");
+        secrets.put("DEPLOY_ENV", "from-context");
+        Assignment withSecrets = new Assignment(ASSIGNMENT.lease(), ASSIGNMENT.task(), ASSIGNMENT.job(),
+                ASSIGNMENT.pipeline(), ASSIGNMENT.workflow(), ASSIGNMENT.project(), secrets);
+        PlanJob job = new PlanJob("test-linux", "test", JobType.BUILD, Map.of(), "large", null, 1, null, null,
+                Map.of("DEPLOY_ENV", "from-job"), List.of(), null, Map.of(), List.of());
+
+        Map<String, String> env = CircleEnvironment.build(withSecrets, job, Path.of("/h"), Path.of("/h/p"),
+                Path.of("/tmp/b"), "http://gantry:8080", Map.of("LANG", "C.UTF-8"));
+
+        assertThat(env).containsEntry("API_TOKEN", "from-context").containsEntry("LANG", "from-project")
+                .containsEntry("CIRCLE_JOB", "test-linux").containsEntry("DEPLOY_ENV", "from-job");
+        assertThat(CircleEnvironment.withStep(env, Map.of("API_TOKEN", "from-step")))
+                .containsEntry("API_TOKEN", "from-step");
+    }
+
+    @Test
+    void an_assignment_shows_its_secrets_names_but_never_their_values() {
+        Assignment withSecrets = new Assignment(ASSIGNMENT.lease(), ASSIGNMENT.task(), ASSIGNMENT.job(),
+                ASSIGNMENT.pipeline(), ASSIGNMENT.workflow(), ASSIGNMENT.project(), Map.of("API_TOKEN", "s3cr3t"));
+
+        assertThat(withSecrets.toString()).contains("API_TOKEN").doesNotContain("s3cr3t");
+        assertThat(ASSIGNMENT.secrets()).isEmpty();
+    }
+
+    @Test
     void a_step_adds_its_variables_over_the_job_s() {
         Map<String, String> env = CircleEnvironment.withStep(Map.of("A", "1", "C", "4"), Map.of("A", "2", "B", "3"));
 

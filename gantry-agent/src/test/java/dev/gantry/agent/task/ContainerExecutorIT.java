@@ -28,6 +28,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -458,6 +459,76 @@ class ContainerExecutorIT {
         String output = harness.api.task(Assignments.jobId(a)).outputText();
         assertThat(outcome).as(output).contains(TaskOutcome.SUCCESS);
         assertThat(output).contains("searched found=0").doesNotContain("FOUND");
+    }
+
+    static final String API_TOKEN = "s3cr3t-value-4711";
+    /** A value that URL encoding changes. */
+    static final String DB_PASSWORD = "p@ss word/+&=";
+
+    @Test
+    void secrets_reach_only_the_primary_s_steps_and_are_masked_in_all_the_agent_records_and_sends() throws Exception {
+        Map<String, String> secrets = new LinkedHashMap<>();
+        secrets.put("API_TOKEN", API_TOKEN);
+        secrets.put("SHORT", "abc");
+        secrets.put("DB_PASSWORD", DB_PASSWORD);
+        // No command line may hold a whole secret, so the steps name the token's value only in two halves.
+        String halves = "'s3cr3t-''value-4711'";
+        ObjectNode a = Assignments.withSecrets(Assignments.of(job("secrets", List.of(
+                image("cimg/base:2024.01", Map.of()), image("cimg/base:2024.01", Map.of("SERVICE_VAR", "yes"))),
+                List.of(run("Print", "[ \"$API_TOKEN\" = " + halves + " ] && echo the-value-arrived\n"
+                                + "echo \"token=$API_TOKEN short=$SHORT\"\n"
+                                + "printf %s \"$API_TOKEN\" | base64\n"
+                                + "echo \"$API_TOKEN\" | base64\n"
+                                + "printf %s \"$DB_PASSWORD\" | jq -sRr @uri\n"
+                                + "printf %s \"$DB_PASSWORD\" | jq -sRr @uri | sed 's/%20/+/g'\n"
+                                + "printf 's3cr3t-'; sleep 0.3; printf 'value-4711\\n'"),
+                        run("No command line holds it", "for f in /proc/[0-9]*/cmdline; do\n"
+                                + "  if tr '\\0' '\\n' < $f 2>/dev/null | grep -qF -e \"$API_TOKEN\"; then echo \"FOUND in $f\"; fi\n"
+                                + "done; echo command-lines-searched"),
+                        run("Report", "mkdir -p reports art && echo not-xml > \"reports/$API_TOKEN.xml\"\n"
+                                + "echo \"<testsuite><testcase classname='A' name='leaks'><failure message='got $API_TOKEN'/>"
+                                + "</testcase></testsuite>\" > reports/junit.xml\n"
+                                + "echo x > \"art/$API_TOKEN.txt\""),
+                        new Step.StoreTestResults("Tests", "reports", ON_SUCCESS),
+                        new Step.StoreArtifacts("Artifacts", "art", "out", ON_SUCCESS),
+                        run("Wait", "echo all-done; sleep 600"))), "", "main", "abc"), secrets);
+        List<String> forms = List.of(API_TOKEN, base64(API_TOKEN), base64(API_TOKEN + "\n"),
+                base64(API_TOKEN).replace("=", ""), DB_PASSWORD, "p%40ss%20word%2F%2B%26%3D", "p%40ss+word%2F%2B%26%3D");
+        String jobId = Assignments.jobId(a);
+        CompletableFuture<Optional<TaskOutcome>> running = harness.start(a);
+        await().atMost(Duration.ofSeconds(90)).until(() -> harness.api.task(jobId) != null
+                && harness.api.task(jobId).outputText().contains("all-done"));
+
+        List<String> containers = containersOf(jobId);
+        assertThat(containers).as("the primary and the service").hasSize(2);
+        for (String id : containers) {
+            List<String> env = List.of(docker().inspectContainerCmd(id).exec().getConfig().getEnv());
+            assertThat(String.join("\n", env)).as("container %s's own environment", id)
+                    .doesNotContain("API_TOKEN", "s3cr3t", "DB_PASSWORD");
+        }
+        Path outputLog;
+        try (var dirs = Files.list(work)) {
+            outputLog = dirs.filter(d -> d.getFileName().toString().startsWith("job-")).findFirst().orElseThrow()
+                    .resolve("output.log");
+        }
+        assertThat(java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(outputLog)))
+                .isEqualTo("rw-------");
+        assertThat(new String(Files.readAllBytes(outputLog), StandardCharsets.UTF_8)).contains("token=********")
+                .doesNotContain(forms);
+        harness.api.task(jobId).cancel = true;
+        assertThat(running.get(60, TimeUnit.SECONDS)).contains(TaskOutcome.CANCELED);
+
+        FakeTask task = harness.api.task(jobId);
+        String output = task.outputText();
+        assertThat(output).contains("the-value-arrived\ntoken=******** short=abc\n"
+                        + "********\n********\n********\n********\n********\n",
+                "command-lines-searched", "Skipped ********.xml: ").doesNotContain("FOUND").doesNotContain(forms);
+        assertThat(task.tests).extracting(t -> t.path("message").asText()).containsExactly("got ********");
+        assertThat(task.artifacts).containsOnlyKeys("out/********.txt");
+    }
+
+    private static String base64(String value) {
+        return java.util.Base64.getEncoder().encodeToString(value.getBytes(StandardCharsets.UTF_8));
     }
 
     @Test

@@ -68,6 +68,22 @@ class JUnitReportsTest {
                 .isInstanceOf(JUnitReports.NotAReportException.class);
     }
 
+    @Test
+    void secrets_are_masked_in_every_text_of_a_case_even_where_a_long_message_is_cut() throws Exception {
+        String secret = "s3cr3t-value-4711";
+        String padding = "x".repeat(JUnitReports.MAX_MESSAGE - 5);
+        String xml = "<testsuite file='t/" + secret + ".py'><testcase classname='c." + secret + "' name='uses "
+                + secret + "'><failure message='" + padding + secret + "'/></testcase></testsuite>";
+
+        List<TestCase> cases = JUnitReports.parse(new ByteArrayInputStream(xml.getBytes(StandardCharsets.UTF_8)),
+                SecretMasker.of(List.of(secret)));
+
+        TestCase c = cases.getFirst();
+        assertThat(List.of(c.classname(), c.name(), c.file())).containsExactly("c.********", "uses ********",
+                "t/********.py");
+        assertThat(c.message()).startsWith(padding).doesNotContain("s3cr");
+    }
+
     private static List<TestCase> parse(String xml) throws Exception {
         return JUnitReports.parse(new ByteArrayInputStream(xml.getBytes(StandardCharsets.UTF_8)));
     }

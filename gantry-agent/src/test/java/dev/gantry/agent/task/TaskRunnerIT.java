@@ -221,6 +221,52 @@ class TaskRunnerIT {
         assertThat(alive(pids(pid))).isEmpty();
     }
 
+    @Test
+    void secrets_are_in_a_host_step_s_environment_under_the_job_s_and_masked_in_its_output() throws Exception {
+        String token = "s3cr3t-value-4711";
+        ObjectNode a = Assignments.withSecrets(Assignments.of(job("secrets", List.of(run("Print",
+                "[ \"$API_TOKEN\" = 's3cr3t-''value-4711' ] && echo the-value-arrived\n"
+                        + "echo \"token=$API_TOKEN job=$JOB_VAR short=$SHORT\"\n"
+                        + "printf %s \"$API_TOKEN\" | base64\n"
+                        + "printf 's3cr3t-'; sleep 0.3; printf 'value-4711\\n'"))), "", "main", "x"),
+                Map.of("API_TOKEN", token, "JOB_VAR", "from-context", "SHORT", "abc"));
+
+        Optional<TaskOutcome> outcome = harness.run(a);
+
+        String out = harness.api.task(Assignments.jobId(a)).outputText();
+        assertThat(outcome).as(out).contains(TaskOutcome.SUCCESS);
+        assertThat(out).contains("the-value-arrived\ntoken=******** job=from-job short=abc\n********\n********\n")
+                .doesNotContain(token, java.util.Base64.getEncoder().encodeToString(token.getBytes()));
+    }
+
+    @Test
+    void a_job_the_server_refuses_its_secrets_fails_without_running_a_step() throws Exception {
+        ObjectNode a = Assignments.of(job("deploy", List.of(run("Deploy", "echo deploying"))), "", "main", "x");
+        a.put("secrets_error", "The job names context 'prod', which it may not use.");
+
+        Optional<TaskOutcome> outcome = harness.run(a);
+
+        FakeTask task = harness.api.task(Assignments.jobId(a));
+        assertThat(outcome).contains(TaskOutcome.FAILED);
+        assertThat(task.message()).isEqualTo("The job names context 'prod', which it may not use.");
+        assertThat(task.outputText()).contains("Cannot run the job: The job names context 'prod'")
+                .doesNotContain("deploying");
+        assertThat(task.steps).isEmpty();
+    }
+
+    @Test
+    void a_repository_url_s_credentials_never_reach_the_output_even_when_git_fails_on_it() throws Exception {
+        ObjectNode a = Assignments.of(job("checkout", List.of(new Step.Checkout("Checkout code", null,
+                Step.When.ON_SUCCESS))), "https://bot:tok-s3cret-9876@127.0.0.1:9/acme/app.git", "main", "x");
+
+        Optional<TaskOutcome> outcome = harness.run(a);
+
+        String out = harness.api.task(Assignments.jobId(a)).outputText();
+        assertThat(outcome).as(out).contains(TaskOutcome.FAILED);
+        assertThat(out).contains("$ git clone --no-checkout https://127.0.0.1:9/acme/app.git")
+                .doesNotContain("tok-s3cret-9876");
+    }
+
     static List<Long> pids(Path file) throws Exception {
         try (Stream<String> lines = Files.lines(file)) {
             return lines.map(String::strip).filter(s -> !s.isEmpty()).map(Long::parseLong).toList();

@@ -97,6 +97,14 @@ public final class Assignments {
         return copy;
     }
 
+    /** {@code assignment} with the project's and contexts' variables, as the server merges them, in this order. */
+    public static ObjectNode withSecrets(ObjectNode assignment, Map<String, String> secrets) {
+        ObjectNode copy = assignment.deepCopy();
+        ObjectNode node = copy.putObject("secrets");
+        secrets.forEach(node::put);
+        return copy;
+    }
+
     public static String jobId(ObjectNode assignment) {
         return assignment.at("/task/job_id").asText();
     }
