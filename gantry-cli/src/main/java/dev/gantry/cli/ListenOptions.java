@@ -2,6 +2,7 @@ package dev.gantry.cli;
 
 import dev.gantry.server.ServerSettings;
 import dev.gantry.server.TlsSettings;
+import dev.gantry.server.project.RepositoryPolicy;
 import java.net.URI;
 import java.nio.file.Path;
 import picocli.CommandLine.Model.CommandSpec;
@@ -33,6 +34,18 @@ final class ListenOptions {
                     + "e.g. https://circleci.com/graphql-unstable; what it gives is kept. Default: "
                     + ServerSettings.ORB_REGISTRY_VARIABLE + ", else none.")
     URI orbRegistry;
+
+    @Option(names = "--allow-local-repositories",
+            description = "Let projects name directories on the server as their repositories (refused by default, "
+                    + "so that a project cannot read the server's disk). Default: "
+                    + RepositoryPolicy.LOCAL_VARIABLE + ", else false.")
+    Boolean allowLocalRepositories;
+
+    @Option(names = "--allow-private-networks",
+            description = "Let projects name repositories on loopback, link-local and private networks, and plain "
+                    + "http:// (refused by default, so that a project cannot probe the server's networks). Default: "
+                    + RepositoryPolicy.PRIVATE_VARIABLE + ", else false.")
+    Boolean allowPrivateNetworks;
 
     @Option(names = "--https-port", paramLabel = "N",
             description = "Also serve HTTPS on this port (0: a free one), with --tls-cert and --tls-key; for clients "
@@ -71,7 +84,17 @@ final class ListenOptions {
         ServerSettings withHost = host == null ? settings : settings.withHost(host);
         ServerSettings withPort = port == null ? withHost : withHost.withPort(port);
         ServerSettings withRegistry = orbRegistry == null ? withPort : withPort.withOrbRegistry(orbRegistry);
-        return withTls(withRegistry);
+        RepositoryPolicy asked = withRegistry.repositories();
+        ServerSettings withRepositories = withRegistry.withRepositories(new RepositoryPolicy(
+                allowLocalRepositories != null ? allowLocalRepositories : asked.localRepositories(),
+                allowPrivateNetworks != null ? allowPrivateNetworks : asked.privateNetworks()));
+        return withTls(withRepositories);
+    }
+
+    /** Lets projects name any repository, as a single-user server on a workstation does ({@code gantry up}). */
+    void allowAnyRepository() {
+        allowLocalRepositories = true;
+        allowPrivateNetworks = true;
     }
 
     /** The HTTPS options, all three or none, over what the environment said. */

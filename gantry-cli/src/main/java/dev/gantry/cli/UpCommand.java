@@ -48,6 +48,7 @@ final class UpCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         FleetConfig fleetConfig = fleet.config(FleetConfig.defaults());
+        listen.allowAnyRepository(); // its example, and `gantry run DIR`, are directories on this machine
         GantryServer server = ServerCommand.start(listen, fleet, fleetConfig, err);
         if (server == null) {
             return 1;

@@ -9,6 +9,7 @@ import dev.gantry.scheduler.fleet.FleetConfig;
 import dev.gantry.scheduler.fleet.LocalProvider;
 import dev.gantry.server.GantryServer;
 import dev.gantry.server.ServerSettings;
+import dev.gantry.server.project.RepositoryPolicy;
 import dev.gantry.server.auth.TokenKind;
 import dev.gantry.server.fleet.Autoscaling;
 import dev.gantry.testkit.EmbeddedPostgresExtension;
@@ -66,7 +67,8 @@ class AutoscalingIT {
             return local;
         });
         Map<String, ProcessHandle> agents = new ConcurrentHashMap<>();
-        try (GantryServer server = GantryServer.start(ServerSettings.defaults().withPort(0), pg.dataSource(), home,
+        try (GantryServer server = GantryServer.start(ServerSettings.defaults().withPort(0)
+                .withRepositories(RepositoryPolicy.ANYTHING), pg.dataSource(), home,
                 setup)) {
             GantryClient api = new GantryClient(server.url(),
                     Files.readString(server.tokenFile(TokenKind.ADMIN)).strip());

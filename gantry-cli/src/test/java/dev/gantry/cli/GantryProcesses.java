@@ -41,6 +41,7 @@ final class GantryProcesses implements AutoCloseable {
         this.port = freePort();
         this.environment = new HashMap<>(settings);
         environment.put("GANTRY_HOME", home.toString());
+        environment.put("GANTRY_ALLOW_LOCAL_REPOSITORIES", "true"); // the tests' repositories are directories
         if (databaseUrl != null) {
             environment.put("GANTRY_DATABASE_URL", databaseUrl);
         }

@@ -216,12 +216,12 @@ public final class GantryServer implements AutoCloseable {
             Schedules schedules = new Schedules(jdbi, triggers, clock).start();
             queueLoops.add(schedules);
             if (planPipelines) {
-                queueLoops.add(new PlanBuilder(jdbi, queues, GitMirrors.under(home), orbs,
+                queueLoops.add(new PlanBuilder(jdbi, queues, GitMirrors.under(home, settings.repositories()), orbs,
                         fleetConfig.resourceClasses(), clock, tasksQueued)
                         .start(instance));
             }
             Javalin http = HttpApi.create(settings.host(), settings.port(), settings.tls(), new AdminAuthentication(tokens.hash(TokenKind.ADMIN)),
-                    new ProjectRoutes(new Projects(jdbi, clock)),
+                    new ProjectRoutes(new Projects(jdbi, clock, settings.repositories())),
                     new PipelineRoutes(triggers),
                     new WorkflowRoutes(new Workflows(jdbi)), new JobRoutes(jdbi, new FleetView(fleet), clock),
                     new WorkflowCommandRoutes(new WorkflowCommands(jdbi, clock, tasksQueued)),

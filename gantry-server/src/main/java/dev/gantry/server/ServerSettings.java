@@ -1,10 +1,12 @@
 package dev.gantry.server;
 
 import dev.gantry.server.agent.AgentSettings;
+import dev.gantry.server.project.RepositoryPolicy;
 import dev.gantry.server.retention.RetentionSettings;
 import dev.gantry.server.secret.MasterKeys;
 import java.net.URI;
 import java.nio.file.Path;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.regex.Pattern;
@@ -28,9 +30,12 @@ import java.util.regex.Pattern;
  * @param masterKeyFile the file of the master keys that wrap the secrets' data keys
  *                      ({@code GANTRY_MASTER_KEY_FILE}, see {@link dev.gantry.server.secret.MasterKeys}); null, the
  *                      default, for {@code $GANTRY_HOME/master-key}
+ * @param repositories  which repositories projects may name ({@code GANTRY_ALLOW_LOCAL_REPOSITORIES},
+ *                      {@code GANTRY_ALLOW_PRIVATE_NETWORKS}, see {@link RepositoryPolicy}); by default public hosts
+ *                      over https, ssh and git only
  */
 public record ServerSettings(String host, int port, AgentSettings agent, RetentionSettings retention,
-                             URI orbRegistry, TlsSettings tls, Path masterKeyFile) {
+                             URI orbRegistry, TlsSettings tls, Path masterKeyFile, RepositoryPolicy repositories) {
     /** The environment variable {@link #orbRegistry()} is read from. */
     public static final String ORB_REGISTRY_VARIABLE = "GANTRY_ORB_REGISTRY";
     /** The environment variable {@link #host()} is read from. */
@@ -49,6 +54,7 @@ public record ServerSettings(String host, int port, AgentSettings agent, Retenti
 
     public ServerSettings {
         Objects.requireNonNull(agent, "agent");
+        Objects.requireNonNull(repositories, "repositories");
         Objects.requireNonNull(retention, "retention");
         if (host == null || !HOST_PATTERN.matcher(host).matches()) {
             throw new IllegalArgumentException("host " + HOST_RULE + ", got " + host);
@@ -72,7 +78,7 @@ public record ServerSettings(String host, int port, AgentSettings agent, Retenti
 
     /** The loopback interface, {@code port} and {@code agent}, and the default retention. */
     public ServerSettings(int port, AgentSettings agent) {
-        this(HOST, port, agent, RetentionSettings.defaults(), null, null, null);
+        this(HOST, port, agent, RetentionSettings.defaults(), null, null, null, RepositoryPolicy.PUBLIC_ONLY);
     }
 
     /** {@code port} and the agent settings' defaults. */
@@ -95,7 +101,9 @@ public record ServerSettings(String host, int port, AgentSettings agent, Retenti
         return new ServerSettings(hostFromEnvironment(environment), portFromEnvironment(environment),
                 AgentSettings.fromEnvironment(environment), RetentionSettings.fromEnvironment(environment),
                 orbRegistryFromEnvironment(environment), TlsSettings.fromEnvironment(environment),
-                masterKeyFileFromEnvironment(environment));
+                masterKeyFileFromEnvironment(environment), new RepositoryPolicy(
+                        flag(environment, RepositoryPolicy.LOCAL_VARIABLE),
+                        flag(environment, RepositoryPolicy.PRIVATE_VARIABLE)));
     }
 
     private static URI orbRegistryFromEnvironment(Map<String, String> environment) {
@@ -112,6 +120,19 @@ public record ServerSettings(String host, int port, AgentSettings agent, Retenti
             // reported below, like a URL of another scheme
         }
         throw new InvalidServerSettingException(ORB_REGISTRY_VARIABLE + " " + REGISTRY_RULE + ", got '" + text + "'");
+    }
+
+    /** A true/false variable: unset is false. */
+    private static boolean flag(Map<String, String> environment, String variable) {
+        String text = environment.get(variable);
+        if (text == null) {
+            return false;
+        }
+        return switch (text.strip().toLowerCase(Locale.ROOT)) {
+            case "true", "1", "yes" -> true;
+            case "false", "0", "no" -> false;
+            default -> throw new InvalidServerSettingException(variable + " is true or false, got '" + text + "'");
+        };
     }
 
     private static Path masterKeyFileFromEnvironment(Map<String, String> environment) {
@@ -163,32 +184,37 @@ public record ServerSettings(String host, int port, AgentSettings agent, Retenti
 
     /** These settings with another host. */
     public ServerSettings withHost(String host) {
-        return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile);
+        return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories);
     }
 
     /** These settings with another port. */
     public ServerSettings withPort(int port) {
-        return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile);
+        return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories);
     }
 
     /** These settings with other agent timings. */
     public ServerSettings withAgent(AgentSettings agent) {
-        return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile);
+        return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories);
     }
 
     /** These settings with another orb registry, or null for none. */
     public ServerSettings withOrbRegistry(URI orbRegistry) {
-        return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile);
+        return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories);
     }
 
     /** These settings with other retention periods. */
     public ServerSettings withRetention(RetentionSettings retention) {
-        return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile);
+        return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories);
+    }
+
+    /** These settings with another repository policy. */
+    public ServerSettings withRepositories(RepositoryPolicy repositories) {
+        return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories);
     }
 
     /** These settings with HTTPS on {@code tls}'s port, or null for HTTP only. */
     public ServerSettings withTls(TlsSettings tls) {
-        return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile);
+        return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories);
     }
 
     /** True when {@code host} follows {@link #HOST_RULE} (as far as its characters tell). */

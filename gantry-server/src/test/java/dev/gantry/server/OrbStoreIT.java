@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.sun.net.httpserver.HttpServer;
+import dev.gantry.server.project.RepositoryPolicy;
 import dev.gantry.server.http.Json;
 import dev.gantry.testkit.EmbeddedPostgresExtension;
 import java.io.IOException;
@@ -68,7 +69,8 @@ class OrbStoreIT {
     static void start() throws IOException {
         upstream = registry(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
         URI registry = URI.create("http://127.0.0.1:" + upstream.getAddress().getPort() + "/graphql-unstable");
-        server = TestServer.start(pg.dataSource(), home, new ServerSettings(0).withOrbRegistry(registry));
+        server = TestServer.start(pg.dataSource(), home, new ServerSettings(0).withOrbRegistry(registry)
+                .withRepositories(RepositoryPolicy.ANYTHING));
         api = server.api();
     }
 

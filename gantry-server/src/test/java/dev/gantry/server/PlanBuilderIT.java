@@ -9,6 +9,7 @@ import dev.gantry.config.orb.OrbResolver;
 import dev.gantry.queue.QueueSettings;
 import dev.gantry.queue.Queues;
 import dev.gantry.scheduler.ResourceClasses;
+import dev.gantry.server.project.RepositoryPolicy;
 import dev.gantry.server.http.Json;
 import dev.gantry.server.pipeline.GitRef;
 import dev.gantry.server.plan.ConfigFetchException;
@@ -232,7 +233,7 @@ class PlanBuilderIT {
         TestRepo develop = TestRepo.init(work.resolve("develop-first"));
         develop.write(".circleci/config.yml", config("build")).commit("config");
         develop.checkoutNewBranch("develop");
-        GitMirrors mirrors = new GitMirrors(work.resolve("default-branch-mirrors"));
+        GitMirrors mirrors = new GitMirrors(work.resolve("default-branch-mirrors"), RepositoryPolicy.ANYTHING);
 
         assertThat(mirrors.fetch(UUID.randomUUID(), repo.dir().toString(), GitRef.branch("main"), null,
                 Instant.now()).defaultBranch()).isEqualTo("main");
@@ -520,7 +521,7 @@ class PlanBuilderIT {
         assertThat(builder.build(pipelineId, true)).isEqualTo(PlanBuilder.Outcome.ERRORED);
         JsonNode pipeline = api.get("/api/v2/pipeline/" + pipelineId).json();
         assertThat(pipeline.get("errors").get(0).get("type").asText()).isEqualTo("config-fetch");
-        assertThat(pipeline.get("errors").get(0).get("message").asText()).startsWith("cloning the repository failed");
+        assertThat(pipeline.get("errors").get(0).get("message").asText()).startsWith("could not fetch the repository (the server's log has git's answer under error id ");
     }
 
     private static String config(String job) {
@@ -537,7 +538,7 @@ class PlanBuilderIT {
     }
 
     private PlanBuilder builder() {
-        return new PlanBuilder(jdbi, queues, new GitMirrors(work.resolve("mirrors")), OrbResolver.NONE,
+        return new PlanBuilder(jdbi, queues, new GitMirrors(work.resolve("mirrors"), RepositoryPolicy.ANYTHING), OrbResolver.NONE,
                 ResourceClasses.defaults(), InstantSource.system(), () -> { });
     }
 

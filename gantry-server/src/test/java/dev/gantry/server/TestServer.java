@@ -1,5 +1,6 @@
 package dev.gantry.server;
 
+import dev.gantry.server.project.RepositoryPolicy;
 import dev.gantry.server.auth.TokenKind;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -23,8 +24,9 @@ final class TestServer implements AutoCloseable {
         this.api = new ApiClient(server.url(), token(TokenKind.ADMIN));
     }
 
+    /** A server on port 0 that fetches from any repository (its tests' repositories are directories). */
     static TestServer start(DataSource dataSource, Path home) {
-        return start(dataSource, home, new ServerSettings(0));
+        return start(dataSource, home, new ServerSettings(0).withRepositories(RepositoryPolicy.ANYTHING));
     }
 
     /** A server with {@code settings}, e.g. short agent lease timeouts; give it port 0. */
@@ -38,7 +40,8 @@ final class TestServer implements AutoCloseable {
 
     /** A server that leaves the plan messages in the queue, for tests that claim them themselves. */
     static TestServer startWithoutPlanBuilder(DataSource dataSource, Path home) {
-        return new TestServer(GantryServer.startWithoutPlanBuilder(new ServerSettings(0), dataSource, home),
+        return new TestServer(GantryServer.startWithoutPlanBuilder(new ServerSettings(0)
+                .withRepositories(RepositoryPolicy.ANYTHING), dataSource, home),
                 dataSource);
     }
 

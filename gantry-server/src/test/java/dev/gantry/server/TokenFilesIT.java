@@ -42,8 +42,9 @@ class TokenFilesIT {
             }
             assertThat(server.api().get("/api/v2/project").status()).isEqualTo(200);
         }
-        // and the server's own id, which names its queue workers across restarts (ServerInstance)
-        assertThat(filesIn(home)).containsExactlyInAnyOrder("admin-token", "agent-token", ServerInstance.FILE);
+        // and the server's own id, which names its queue workers across restarts (ServerInstance), and the master key
+        assertThat(filesIn(home)).containsExactlyInAnyOrder("admin-token", "agent-token", ServerInstance.FILE,
+                GantryServer.MASTER_KEY_FILE);
     }
 
     @Test

@@ -93,7 +93,8 @@ final class GantryRig implements AutoCloseable {
     }
 
     private void startServer() throws IOException, InterruptedException {
-        Process server = startProcess("server", List.of("server", "--port", Integer.toString(port)));
+        Process server = startProcess("server", List.of("server", "--port", Integer.toString(port),
+                "--allow-local-repositories"));
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
         while (System.nanoTime() < deadline) {
             if (!server.isAlive()) {

@@ -1,5 +1,6 @@
 package dev.gantry.server.job;
 
+import dev.gantry.server.project.RepositoryPolicy;
 import dev.gantry.server.http.Json;
 import dev.gantry.server.project.ProjectSlug;
 import java.time.Duration;
@@ -68,7 +69,7 @@ record JobDetailsJson(UUID id, long number, String name, String type, String sta
                 time(job.createdAt()), time(job.queuedAt()), time(job.startedAt()), time(job.stoppedAt()),
                 ran == null ? null : ran.toMillis(), job.parallelism(),
                 new Project(job.projectId(), new ProjectSlug(job.organization(), job.projectName()).toString(),
-                        job.projectName(), job.vcsUrl()),
+                        job.projectName(), RepositoryPolicy.withoutCredentials(job.vcsUrl())),
                 new Organization(job.organization()), new Pipeline(job.pipelineId()),
                 new LatestWorkflow(job.workflowId(), job.workflowName()),
                 new Executor((String) job.executor().get("type"), job.resourceClass()),

@@ -1,5 +1,6 @@
 package dev.gantry.server.pipeline;
 
+import dev.gantry.server.project.RepositoryPolicy;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.gantry.server.http.Json;
 import java.util.List;
@@ -45,8 +46,9 @@ record PipelineJson(UUID id, long number, String state, String createdAt, String
                 new Trigger(trigger.type().label(), Json.time(trigger.receivedAt()),
                         new Actor(trigger.actor(), trigger.actorAvatarUrl())),
                 new Vcs(providerName(vcs.provider()), ref == null ? null : ref.branch(), ref == null ? null : ref.tag(),
-                        pipeline.revision(), orElse(vcs.originRepositoryUrl(), view.vcsUrl()),
-                        orElse(vcs.targetRepositoryUrl(), view.vcsUrl()), commit, vcs.reviewId(), vcs.reviewUrl()),
+                        pipeline.revision(),
+                        RepositoryPolicy.withoutCredentials(orElse(vcs.originRepositoryUrl(), view.vcsUrl())),
+                        RepositoryPolicy.withoutCredentials(orElse(vcs.targetRepositoryUrl(), view.vcsUrl())), commit, vcs.reviewId(), vcs.reviewUrl()),
                 pipeline.parameters(), view.errors());
     }
 

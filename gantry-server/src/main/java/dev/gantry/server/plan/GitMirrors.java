@@ -1,6 +1,7 @@
 package dev.gantry.server.plan;
 
 import dev.gantry.server.pipeline.GitRef;
+import dev.gantry.server.project.RepositoryPolicy;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -13,10 +14,13 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Reads configs from a bare mirror of each project's repository, kept under {@code root} as
@@ -36,21 +40,28 @@ public final class GitMirrors implements ConfigSource {
     /** How long a clone or fetch may take. */
     public static final Duration DEFAULT_NETWORK_TIMEOUT = Duration.ofMinutes(5);
 
+    private static final Logger LOG = LoggerFactory.getLogger(GitMirrors.class);
     private static final Pattern REVISION = Pattern.compile("[0-9a-fA-F]{7,64}");
 
     private final Path root;
     private final Git git;
     private final Duration networkTimeout;
     private final InstantSource clock;
+    private final RepositoryPolicy repositories;
     private final Map<UUID, Mirror> mirrors = new ConcurrentHashMap<>();
 
-    /** Mirrors under {@code root}, with {@code git} from the {@code PATH}, the default timeout and the system clock. */
-    public GitMirrors(Path root) {
-        this(root, "git", DEFAULT_NETWORK_TIMEOUT, InstantSource.system());
+    /**
+     * Mirrors under {@code root}, with {@code git} from the {@code PATH}, the default timeout and the system clock,
+     * fetching only from what {@code repositories} allows.
+     */
+    public GitMirrors(Path root, RepositoryPolicy repositories) {
+        this(root, "git", DEFAULT_NETWORK_TIMEOUT, InstantSource.system(), repositories);
     }
 
     /** @param clock the clock that stamps pipelines' creation, to which fetch start times are compared */
-    GitMirrors(Path root, String executable, Duration networkTimeout, InstantSource clock) {
+    GitMirrors(Path root, String executable, Duration networkTimeout, InstantSource clock,
+               RepositoryPolicy repositories) {
+        this.repositories = Objects.requireNonNull(repositories, "repositories");
         this.root = Objects.requireNonNull(root, "root");
         this.git = new Git(executable);
         this.networkTimeout = Objects.requireNonNull(networkTimeout, "networkTimeout");
@@ -58,8 +69,8 @@ public final class GitMirrors implements ConfigSource {
     }
 
     /** The mirrors of a server whose home is {@code home}: {@code home/repos}. */
-    public static GitMirrors under(Path home) {
-        return new GitMirrors(home.resolve("repos"));
+    public static GitMirrors under(Path home, RepositoryPolicy repositories) {
+        return new GitMirrors(home.resolve("repos"), repositories);
     }
 
     /** Where project {@code projectId}'s mirror is. */
@@ -138,13 +149,22 @@ public final class GitMirrors implements ConfigSource {
         }
     }
 
+    /**
+     * Clones or fetches the mirror. What git answered goes to the server's log only: the pipeline's error says that
+     * the repository could not be fetched, so that a project cannot read what a host it names answers.
+     */
     private void update(Mirror mirror, String vcsUrl) throws InterruptedException {
+        // Again at each fetch: the name may resolve elsewhere now than when the project was made.
+        Optional<String> refused = repositories.refusal(vcsUrl);
+        if (refused.isPresent()) {
+            throw ConfigFetchException.permanent("could not fetch the repository: its URL " + refused.get());
+        }
         try {
             if (Files.isDirectory(mirror.dir)) {
                 Git.Result fetched = git.run(null, networkTimeout,
                         List.of("--git-dir=" + mirror.dir, "fetch", "--prune", "--quiet", "origin"));
                 if (!fetched.ok()) {
-                    throw ConfigFetchException.transientFailure("fetching the repository failed: " + fetched.error());
+                    throw couldNotFetch(vcsUrl, fetched.error());
                 }
                 mirror.reads().refresh();
                 return;
@@ -156,14 +176,21 @@ public final class GitMirrors implements ConfigSource {
                     List.of("clone", "--mirror", "--quiet", "--", vcsUrl, partial.toString()));
             if (!cloned.ok()) {
                 deleteRecursively(partial);
-                throw ConfigFetchException.transientFailure("cloning the repository failed: " + cloned.error());
+                throw couldNotFetch(vcsUrl, cloned.error());
             }
             Files.move(partial, mirror.dir, StandardCopyOption.ATOMIC_MOVE);
         } catch (Git.GitFailure e) {
-            throw ConfigFetchException.transientFailure("fetching the repository failed: " + e.getMessage());
+            throw couldNotFetch(vcsUrl, e.getMessage());
         } catch (IOException e) {
             throw ConfigFetchException.transientFailure("cannot write the mirror under " + root + ": " + e);
         }
+    }
+
+    private static ConfigFetchException couldNotFetch(String vcsUrl, String gitSaid) {
+        String id = UUID.randomUUID().toString();
+        LOG.warn("Could not fetch {} (error id {}): {}", RepositoryPolicy.withoutCredentials(vcsUrl), id, gitSaid);
+        return ConfigFetchException.transientFailure("could not fetch the repository (the server's log has git's "
+                + "answer under error id " + id + ")");
     }
 
     private static void deleteRecursively(Path directory) throws IOException {

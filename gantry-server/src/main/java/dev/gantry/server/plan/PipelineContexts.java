@@ -1,5 +1,6 @@
 package dev.gantry.server.plan;
 
+import dev.gantry.server.project.RepositoryPolicy;
 import dev.gantry.config.PipelineContext;
 import dev.gantry.server.pipeline.Pipeline;
 import dev.gantry.server.project.Project;
@@ -26,7 +27,7 @@ final class PipelineContexts {
                 .id(pipeline.id().toString())
                 .revision(revision)
                 .triggerSource(pipeline.trigger().type().label())
-                .projectGitUrl(project.vcsUrl())
+                .projectGitUrl(RepositoryPolicy.withoutCredentials(project.vcsUrl()))
                 .projectSlug(project.slug().toString());
         if (pipeline.ref().branch() != null) {
             context.branch(pipeline.ref().branch());

@@ -8,7 +8,8 @@ record ProjectJson(UUID id, String slug, String name, String organizationName, U
                    String createdAt) {
     static ProjectJson of(Project project) {
         return new ProjectJson(project.id(), project.slug().toString(), project.slug().name(),
-                project.slug().organization(), project.slug().organizationId(), project.vcsUrl(),
+                project.slug().organization(), project.slug().organizationId(),
+                RepositoryPolicy.withoutCredentials(project.vcsUrl()),
                 Json.time(project.createdAt()));
     }
 }

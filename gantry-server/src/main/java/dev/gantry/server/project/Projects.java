@@ -16,10 +16,13 @@ import org.jdbi.v3.core.Jdbi;
 public final class Projects {
     private final Jdbi jdbi;
     private final InstantSource clock;
+    private final RepositoryPolicy repositories;
 
-    public Projects(Jdbi jdbi, InstantSource clock) {
+    /** @param repositories which repositories a project may name */
+    public Projects(Jdbi jdbi, InstantSource clock, RepositoryPolicy repositories) {
         this.jdbi = jdbi;
         this.clock = clock;
+        this.repositories = repositories;
     }
 
     /** One page of projects in slug order, and where the next one starts, if there is one. */
@@ -29,9 +32,13 @@ public final class Projects {
     /**
      * Creates the project {@code request} describes.
      *
-     * @throws ApiException 400 if its repository is a local path that is not a directory, 409 if its slug is taken
+     * @throws ApiException 400 if its repository is one the policy refuses or a local path that is not a directory,
+     *                      409 if its slug is taken
      */
     Project create(NewProject request) {
+        repositories.refusal(request.repo()).ifPresent(reason -> {
+            throw ApiException.invalid(RepoLocation.FIELD, "\"" + RepoLocation.FIELD + "\" " + reason);
+        });
         if (request.repo() instanceof RepoLocation.Local local && !Files.isDirectory(local.path())) {
             throw ApiException.invalid(RepoLocation.FIELD, "\"" + RepoLocation.FIELD + "\" "
                     + ApiException.quote(request.repoUrl()) + " is not a directory on the server");

@@ -1,5 +1,6 @@
 package dev.gantry.server.plan;
 
+import dev.gantry.server.project.RepositoryPolicy;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -55,7 +56,7 @@ class GitMirrorsIT {
                 """.formatted(fetchLog, gate));
         Files.setPosixFilePermissions(heldGit, PosixFilePermissions.fromString("rwx------"));
         mirrors = new GitMirrors(work.resolve("mirrors"), heldGit.toString(), Duration.ofSeconds(30),
-                InstantSource.system());
+                InstantSource.system(), RepositoryPolicy.ANYTHING);
     }
 
     @Test

@@ -1,5 +1,6 @@
 package dev.gantry.server.plan;
 
+import dev.gantry.server.project.RepositoryPolicy;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -32,7 +33,7 @@ class GitTest {
     void a_revision_that_is_not_hex_is_refused_before_git_runs() {
         // A git that does not exist: reaching it would fail differently.
         GitMirrors mirrors = new GitMirrors(Path.of("/nonexistent"), "/nonexistent/git", Duration.ofSeconds(1),
-                InstantSource.system());
+                InstantSource.system(), RepositoryPolicy.ANYTHING);
 
         for (String revision : new String[] {"--upload-pack=touch /tmp/x", "HEAD", "abc", "a".repeat(65)}) {
             assertThatThrownBy(() -> mirrors.fetch(UUID.randomUUID(), "/repo", GitRef.branch("main"), revision,
