@@ -2,14 +2,14 @@ package dev.gantry.cli;
 
 import dev.gantry.db.DatabaseException;
 import dev.gantry.db.DatabaseSettings;
-import dev.gantry.scheduler.fleet.FleetConfig;
 import dev.gantry.queue.QueueException;
+import dev.gantry.scheduler.fleet.FleetConfig;
 import dev.gantry.server.GantryServer;
 import dev.gantry.server.ServerException;
 import dev.gantry.server.ServerSettings;
 import dev.gantry.server.agent.AgentSettings;
-import dev.gantry.server.retention.RetentionSettings;
 import dev.gantry.server.auth.TokenKind;
+import dev.gantry.server.retention.RetentionSettings;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;

@@ -11,10 +11,14 @@ import dev.gantry.server.admin.QueueAdminRoutes;
 import dev.gantry.server.agent.AgentApi;
 import dev.gantry.server.agent.OpenClaims;
 import dev.gantry.server.agent.TaskWakeups;
-import dev.gantry.server.auth.AdminAuthentication;
 import dev.gantry.server.auth.AgentAuthentication;
+import dev.gantry.server.auth.ApiAuthentication;
+import dev.gantry.server.auth.ApiRoutes;
+import dev.gantry.server.auth.AuditLog;
 import dev.gantry.server.auth.ServerTokens;
 import dev.gantry.server.auth.TokenKind;
+import dev.gantry.server.auth.UserRoutes;
+import dev.gantry.server.auth.Users;
 import dev.gantry.server.fleet.Autoscaling;
 import dev.gantry.server.fleet.FleetInsights;
 import dev.gantry.server.fleet.FleetSnapshots;
@@ -100,6 +104,7 @@ public final class GantryServer implements AutoCloseable {
 
     private final String host;
     private final Javalin http;
+    private final List<ApiRoutes.Route> routes;
     private final Queues queues;
     /** What runs on the queue, in the order it stops: the workers, then the queue's maintenance. */
     private final List<AutoCloseable> queueLoops;
@@ -110,11 +115,12 @@ public final class GantryServer implements AutoCloseable {
     private final ServerMetrics metrics;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    private GantryServer(String host, Javalin http, Queues queues, List<AutoCloseable> queueLoops,
-                         Database ownedDatabase, ServerTokens tokens, AgentApi agents, ResultsApi results,
-                         ServerMetrics metrics) {
+    private GantryServer(String host, Javalin http, List<ApiRoutes.Route> routes, Queues queues,
+                         List<AutoCloseable> queueLoops, Database ownedDatabase, ServerTokens tokens, AgentApi agents,
+                         ResultsApi results, ServerMetrics metrics) {
         this.host = host;
         this.http = http;
+        this.routes = routes;
         this.agents = agents;
         this.results = results;
         this.queues = queues;
@@ -220,8 +226,10 @@ public final class GantryServer implements AutoCloseable {
                         fleetConfig.resourceClasses(), clock, tasksQueued)
                         .start(instance));
             }
-            Javalin http = HttpApi.create(settings.host(), settings.port(), settings.tls(), new AdminAuthentication(tokens.hash(TokenKind.ADMIN)),
-                    new ProjectRoutes(new Projects(jdbi, clock, settings.repositories())),
+            Users users = new Users(jdbi, clock, new SecureRandom()).ensureAdmin();
+            HttpApi.Api api = HttpApi.create(settings.host(), settings.port(), settings.tls(),
+                    new ApiAuthentication(tokens.hash(TokenKind.ADMIN), users), new RouteOwners(jdbi),
+                    new AuditLog(jdbi, clock), new ProjectRoutes(new Projects(jdbi, clock, settings.repositories())),
                     new PipelineRoutes(triggers),
                     new WorkflowRoutes(new Workflows(jdbi)), new JobRoutes(jdbi, new FleetView(fleet), clock),
                     new WorkflowCommandRoutes(new WorkflowCommands(jdbi, clock, tasksQueued)),
@@ -229,7 +237,8 @@ public final class GantryServer implements AutoCloseable {
                     new PoolPauses(jdbi, clock), new QueueAdminRoutes(queues), metrics, agents, results,
                     new OrbRoutes(orbs), new WebhookRoutes(jdbi, triggers, clock),
                     new Continuations(jdbi, orbs, fleetConfig.resourceClasses(), clock, tasksQueued),
-                    new ScheduleRoutes(schedules), new SecretRoutes(secrets, secretBox));
+                    new ScheduleRoutes(schedules), new SecretRoutes(secrets, secretBox), new UserRoutes(users));
+            Javalin http = api.http();
             startHttp(http, settings);
             agents.start();
             if (autoscaling != null) {
@@ -237,8 +246,8 @@ public final class GantryServer implements AutoCloseable {
                 autoscaling.start(fleet, ServerSettings.localUrl(settings.host(), httpPort(http)));
             }
             queueLoops.add(queueMaintenance); // last: it keeps the queue healthy while the workers stop
-            GantryServer server = new GantryServer(settings.host(), http, queues, List.copyOf(queueLoops), owned, tokens, agents,
-                    results, metrics);
+            GantryServer server = new GantryServer(settings.host(), http, api.routes(), queues, List.copyOf(queueLoops),
+                    owned, tokens, agents, results, metrics);
             LOG.info("Gantry listening on {}", server.listening());
             return server;
         } catch (RuntimeException failure) {
@@ -281,6 +290,11 @@ public final class GantryServer implements AutoCloseable {
     /** The port the server listens on: the one asked for, or the free one it took when asked for 0. */
     public int port() {
         return httpPort(http);
+    }
+
+    /** The API's routes and what each asks of its caller, as the role matrix test walks them. */
+    public List<ApiRoutes.Route> routes() {
+        return routes;
     }
 
     /** {@link #url()}, and the HTTPS port when there is one: what the server says it listens on. */

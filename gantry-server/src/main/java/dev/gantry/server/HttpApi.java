@@ -2,12 +2,17 @@ package dev.gantry.server;
 
 import dev.gantry.server.admin.QueueAdminRoutes;
 import dev.gantry.server.agent.AgentApi;
-import dev.gantry.server.auth.AdminAuthentication;
-import dev.gantry.server.http.ErrorResponses;
-import dev.gantry.server.http.JsonBody;
+import dev.gantry.server.auth.Access;
+import dev.gantry.server.auth.ApiAuthentication;
+import dev.gantry.server.auth.ApiRoutes;
+import dev.gantry.server.auth.AuditLog;
+import dev.gantry.server.auth.Role;
+import dev.gantry.server.auth.UserRoutes;
 import dev.gantry.server.fleet.FleetInsights;
 import dev.gantry.server.fleet.PoolPauses;
 import dev.gantry.server.fleet.QueueInsights;
+import dev.gantry.server.http.ErrorResponses;
+import dev.gantry.server.http.JsonBody;
 import dev.gantry.server.job.JobRoutes;
 import dev.gantry.server.orb.OrbRoutes;
 import dev.gantry.server.orchestrator.WorkflowCommandRoutes;
@@ -22,6 +27,8 @@ import dev.gantry.server.workflow.WorkflowRoutes;
 import io.javalin.Javalin;
 import io.javalin.http.HttpResponseException;
 import java.security.KeyStore;
+import java.util.ArrayList;
+import java.util.List;
 import org.eclipse.jetty.server.ConnectionFactory;
 import org.eclipse.jetty.server.Connector;
 import org.eclipse.jetty.server.HttpConfiguration;
@@ -42,24 +49,30 @@ final class HttpApi {
     private HttpApi() {
     }
 
-    /** A Javalin instance for {@code host} and {@code port}, and HTTPS as {@code tls} says (if not null), not started yet. */
-    static Javalin create(String host, int port, TlsSettings tls, AdminAuthentication authentication, ProjectRoutes projects,
-                          PipelineRoutes pipelines, WorkflowRoutes workflows, JobRoutes jobs,
-                          WorkflowCommandRoutes workflowCommands, QueueInsights queueInsights,
-                          FleetInsights fleetInsights, PoolPauses poolPauses, QueueAdminRoutes queueAdmin,
-                          ServerMetrics metrics, AgentApi agents, ResultsApi results, OrbRoutes orbs,
-                          WebhookRoutes webhooks, Continuations continuations, ScheduleRoutes schedules,
-                          SecretRoutes secrets) {
+    /** The server's HTTP side: the Javalin instance, not started yet, and its API's route table. */
+    record Api(Javalin http, List<ApiRoutes.Route> routes) {
+    }
+
+    /** A Javalin instance for {@code host} and {@code port}, and HTTPS as {@code tls} says (if not null). */
+    static Api create(String host, int port, TlsSettings tls, ApiAuthentication authentication, RouteOwners owners,
+                      AuditLog audit, ProjectRoutes projects, PipelineRoutes pipelines, WorkflowRoutes workflows,
+                      JobRoutes jobs, WorkflowCommandRoutes workflowCommands, QueueInsights queueInsights,
+                      FleetInsights fleetInsights, PoolPauses poolPauses, QueueAdminRoutes queueAdmin,
+                      ServerMetrics metrics, AgentApi agents, ResultsApi results, OrbRoutes orbs,
+                      WebhookRoutes webhooks, Continuations continuations, ScheduleRoutes schedules,
+                      SecretRoutes secrets, UserRoutes users) {
         ErrorResponses errors = new ErrorResponses();
-        return Javalin.create(config -> {
+        List<ApiRoutes.Route> table = new ArrayList<>();
+        Javalin http = Javalin.create(config -> {
             config.jetty.host = host;
             config.jetty.port = port;
             if (tls != null) {
                 // Javalin adds its HTTP connector only when there is no other, so both are added here.
                 KeyStore keys = tls.keyStore();
-                config.jetty.addConnector((server, http) -> connector(HTTP, server, host, port,
-                        new HttpConnectionFactory(http)));
-                config.jetty.addConnector((server, http) -> httpsConnector(server, http, host, tls.port(), keys));
+                config.jetty.addConnector((server, connection) -> connector(HTTP, server, host, port,
+                        new HttpConnectionFactory(connection)));
+                config.jetty.addConnector((server, connection) -> httpsConnector(server, connection, host, tls.port(),
+                        keys));
             }
             config.startup.showJavalinBanner = false;
             config.http.maxRequestSize = JsonBody.MAX_BYTES;
@@ -68,69 +81,109 @@ final class HttpApi {
 
             config.routes.before("/api/v2/*", authentication);
             config.routes.before("/api/v2/project/" + ProjectRoutes.CIRCLECI + "/*", projects::resolveById);
+            config.routes.after("/api/v2/*", audit::record);
             config.routes.before("/metrics", authentication);
-            config.routes.get("/metrics", metrics::scrape);
-            config.routes.get("/api/v2/me", authentication::me);
-            config.routes.post("/api/v2/project", projects::create);
-            config.routes.get("/api/v2/project", projects::list);
-            config.routes.get("/api/v2/project/{vcs}/{org}/{name}", projects::get);
-            config.routes.get("/api/v2/project/{vcs}/{org}/{name}/settings", projects::settings);
-            config.routes.patch("/api/v2/project/{vcs}/{org}/{name}/settings", projects::updateSettings);
-            config.routes.post("/api/v2/project/{vcs}/{org}/{name}/pipeline", pipelines::trigger);
-            config.routes.get("/api/v2/project/{vcs}/{org}/{name}/pipeline", pipelines::list);
-            config.routes.get("/api/v2/project/{vcs}/{org}/{name}/pipeline/mine", pipelines::mine);
-            config.routes.get("/api/v2/project/{vcs}/{org}/{name}/pipeline/{number}", pipelines::byNumber);
-            config.routes.get("/api/v2/pipeline/{id}", pipelines::get);
-            config.routes.get("/api/v2/pipeline/{id}/config", pipelines::config);
-            config.routes.get("/api/v2/pipeline/{id}/workflow", workflows::listOfPipeline);
-            config.routes.get("/api/v2/workflow/{id}", workflows::get);
-            config.routes.get("/api/v2/workflow/{id}/job", workflows::jobs);
-            config.routes.post("/api/v2/workflow/{id}/cancel", workflowCommands::cancel);
-            config.routes.post("/api/v2/workflow/{id}/rerun", workflowCommands::rerun);
-            config.routes.post("/api/v2/workflow/{id}/approve/{approval_request_id}", workflowCommands::approve);
-            config.routes.get("/api/v2/project/{vcs}/{org}/{name}/job/{number}", jobs::get);
-            config.routes.post("/api/v2/project/{vcs}/{org}/{name}/job/{number}/cancel", workflowCommands::cancelJob);
-            config.routes.get("/api/v2/insights/queue", queueInsights::get);
-            config.routes.get("/api/v2/insights/fleet", fleetInsights::get);
-            config.routes.post("/api/v2/fleet/pools/{pool}/pause", poolPauses::pause);
-            config.routes.post("/api/v2/fleet/pools/{pool}/resume", poolPauses::resume);
-            config.routes.get("/api/v2/admin/queues", queueAdmin::list);
-            config.routes.get("/api/v2/admin/queues/{queue}/dead", queueAdmin::dead);
-            config.routes.post("/api/v2/admin/queues/{queue}/pause", queueAdmin::pause);
-            config.routes.post("/api/v2/admin/queues/{queue}/resume", queueAdmin::resume);
-            config.routes.put("/api/v2/admin/queues/{queue}/limits", queueAdmin::limits);
-            config.routes.post("/api/v2/admin/messages/{id}/replay", queueAdmin::replay);
-            config.routes.post("/api/v2/pipeline/continue", continuations::route);
-            config.routes.post("/api/v2/project/{vcs}/{org}/{name}/schedule", schedules::create);
-            config.routes.get("/api/v2/project/{vcs}/{org}/{name}/schedule", schedules::list);
-            config.routes.get("/api/v2/schedule/{id}", schedules::get);
-            config.routes.patch("/api/v2/schedule/{id}", schedules::update);
-            config.routes.delete("/api/v2/schedule/{id}", schedules::delete);
-            config.routes.post("/api/v2/project/{vcs}/{org}/{name}/envvar", secrets::createProjectVar);
-            config.routes.get("/api/v2/project/{vcs}/{org}/{name}/envvar", secrets::listProjectVars);
-            config.routes.get("/api/v2/project/{vcs}/{org}/{name}/envvar/{envvar}", secrets::getProjectVar);
-            config.routes.delete("/api/v2/project/{vcs}/{org}/{name}/envvar/{envvar}", secrets::deleteProjectVar);
-            config.routes.post("/api/v2/context", secrets::createContext);
-            config.routes.get("/api/v2/context", secrets::listContexts);
-            config.routes.get("/api/v2/context/{id}", secrets::getContext);
-            config.routes.delete("/api/v2/context/{id}", secrets::deleteContext);
-            config.routes.get("/api/v2/context/{id}/environment-variable", secrets::listContextVars);
-            config.routes.put("/api/v2/context/{id}/environment-variable/{envvar}", secrets::putContextVar);
-            config.routes.delete("/api/v2/context/{id}/environment-variable/{envvar}", secrets::deleteContextVar);
-            config.routes.post("/api/v2/admin/master-key/rotate", secrets::rotateMasterKey);
-            config.routes.get("/api/v2/orbs", orbs::list);
-            config.routes.get("/api/v2/orbs/{namespace}/{name}", orbs::versions);
-            config.routes.get("/api/v2/orbs/{namespace}/{name}/{version}", orbs::get);
-            config.routes.put("/api/v2/orbs/{namespace}/{name}/{version}", orbs::put);
-            // Outside /api/v2: a forge has no admin token; the route checks the delivery's signature instead.
+            ApiRoutes api = new ApiRoutes(config.routes);
+            Access.Rule viewer = new Access.InOrganization(Role.VIEWER, owners.project());
+            Access.Rule member = new Access.InOrganization(Role.MEMBER, owners.project());
+            Access.Rule admin = new Access.InOrganization(Role.ADMIN, owners.project());
+            api.get("/metrics", Access.SITE_ADMIN, metrics::scrape);
+            api.get("/api/v2/me", Access.SIGNED_IN, authentication::me);
+            api.post("/api/v2/project", new Access.InOrganization(Role.ADMIN, projects::organizationOfNew),
+                    projects::create);
+            api.get("/api/v2/project", Access.SIGNED_IN, projects::list);
+            String project = "/api/v2/project/{vcs}/{org}/{name}";
+            api.get(project, viewer, projects::get);
+            api.get(project + "/settings", viewer, projects::settings);
+            api.patch(project + "/settings", admin, projects::updateSettings);
+            api.post(project + "/pipeline", member, pipelines::trigger);
+            api.get(project + "/pipeline", viewer, pipelines::list);
+            api.get(project + "/pipeline/mine", viewer, pipelines::mine);
+            api.get(project + "/pipeline/{number}", viewer, pipelines::byNumber);
+            Access.Rule pipelineViewer = new Access.InOrganization(Role.VIEWER, owners.pipeline());
+            api.get("/api/v2/pipeline/{id}", pipelineViewer, pipelines::get);
+            api.get("/api/v2/pipeline/{id}/config", pipelineViewer, pipelines::config);
+            api.get("/api/v2/pipeline/{id}/workflow", pipelineViewer, workflows::listOfPipeline);
+            Access.Rule workflowViewer = new Access.InOrganization(Role.VIEWER, owners.workflow());
+            Access.Rule workflowMember = new Access.InOrganization(Role.MEMBER, owners.workflow());
+            api.get("/api/v2/workflow/{id}", workflowViewer, workflows::get);
+            api.get("/api/v2/workflow/{id}/job", workflowViewer, workflows::jobs);
+            api.post("/api/v2/workflow/{id}/cancel", workflowMember, workflowCommands::cancel);
+            api.post("/api/v2/workflow/{id}/rerun", workflowMember, workflowCommands::rerun);
+            api.post("/api/v2/workflow/{id}/approve/{approval_request_id}", workflowMember, workflowCommands::approve);
+            api.get(project + "/job/{number}", viewer, jobs::get);
+            api.post(project + "/job/{number}/cancel", member, workflowCommands::cancelJob);
+            results.addRoutes(api, viewer);
+            api.get("/api/v2/insights/queue", Access.SITE_ADMIN, queueInsights::get);
+            api.get("/api/v2/insights/fleet", Access.SITE_ADMIN, fleetInsights::get);
+            api.post("/api/v2/fleet/pools/{pool}/pause", Access.SITE_ADMIN, poolPauses::pause);
+            api.post("/api/v2/fleet/pools/{pool}/resume", Access.SITE_ADMIN, poolPauses::resume);
+            api.get("/api/v2/admin/queues", Access.SITE_ADMIN, queueAdmin::list);
+            api.get("/api/v2/admin/queues/{queue}/dead", Access.SITE_ADMIN, queueAdmin::dead);
+            api.post("/api/v2/admin/queues/{queue}/pause", Access.SITE_ADMIN, queueAdmin::pause);
+            api.post("/api/v2/admin/queues/{queue}/resume", Access.SITE_ADMIN, queueAdmin::resume);
+            api.put("/api/v2/admin/queues/{queue}/limits", Access.SITE_ADMIN, queueAdmin::limits);
+            api.post("/api/v2/admin/messages/{id}/replay", Access.SITE_ADMIN, queueAdmin::replay);
+            api.post("/api/v2/admin/master-key/rotate", Access.SITE_ADMIN, secrets::rotateMasterKey);
+            api.post("/api/v2/pipeline/continue", Access.OPEN, continuations::route);
+            api.post(project + "/schedule", admin, schedules::create);
+            api.get(project + "/schedule", viewer, schedules::list);
+            api.get("/api/v2/schedule/{id}", new Access.InOrganization(Role.VIEWER, owners.schedule()), schedules::get);
+            Access.Rule scheduleAdmin = new Access.InOrganization(Role.ADMIN, owners.schedule());
+            api.patch("/api/v2/schedule/{id}", scheduleAdmin, schedules::update);
+            api.delete("/api/v2/schedule/{id}", scheduleAdmin, schedules::delete);
+            api.post(project + "/envvar", admin, secrets::createProjectVar);
+            api.get(project + "/envvar", viewer, secrets::listProjectVars);
+            api.get(project + "/envvar/{envvar}", viewer, secrets::getProjectVar);
+            api.delete(project + "/envvar/{envvar}", admin, secrets::deleteProjectVar);
+            Access.Rule ownerAdmin = new Access.InOrganization(Role.ADMIN, secrets::ownerOrganization);
+            api.post("/api/v2/context", ownerAdmin, secrets::createContext);
+            api.get("/api/v2/context", new Access.InOrganization(Role.VIEWER, secrets::ownerOrganization),
+                    secrets::listContexts);
+            Access.Rule contextViewer = new Access.InOrganization(Role.VIEWER, owners.context());
+            Access.Rule contextAdmin = new Access.InOrganization(Role.ADMIN, owners.context());
+            api.get("/api/v2/context/{id}", contextViewer, secrets::getContext);
+            api.delete("/api/v2/context/{id}", contextAdmin, secrets::deleteContext);
+            api.get("/api/v2/context/{id}/environment-variable", contextViewer, secrets::listContextVars);
+            api.put("/api/v2/context/{id}/environment-variable/{envvar}", contextAdmin, secrets::putContextVar);
+            api.delete("/api/v2/context/{id}/environment-variable/{envvar}", contextAdmin, secrets::deleteContextVar);
+            api.post("/api/v2/context/{id}/restrictions", contextAdmin, secrets::restrict);
+            api.get("/api/v2/context/{id}/restrictions", contextViewer, secrets::restrictions);
+            api.delete("/api/v2/context/{id}/restrictions/{restriction_id}", contextAdmin, secrets::unrestrict);
+            api.get("/api/v2/orbs", Access.SIGNED_IN, orbs::list);
+            api.get("/api/v2/orbs/{namespace}/{name}", Access.SIGNED_IN, orbs::versions);
+            api.get("/api/v2/orbs/{namespace}/{name}/{version}", Access.SIGNED_IN, orbs::get);
+            // An orb namespace is the organization of the same name: its admins publish in it.
+            api.put("/api/v2/orbs/{namespace}/{name}/{version}",
+                    new Access.InOrganization(Role.ADMIN, RouteOwners.named("namespace")), orbs::put);
+            api.post("/api/v2/user", Access.SITE_ADMIN, users::create);
+            api.get("/api/v2/user", Access.SITE_ADMIN, users::list);
+            Access.Rule self = new Access.Self("login");
+            api.post("/api/v2/user/{login}/token", self, users::issueToken);
+            api.get("/api/v2/user/{login}/token", self, users::tokens);
+            api.delete("/api/v2/user/{login}/token/{id}", self, users::revokeToken);
+            String organization = "/api/v2/organization/{org}";
+            api.get(organization + "/member", new Access.InOrganization(Role.VIEWER, RouteOwners.named("org")),
+                    users::members);
+            Access.Rule organizationAdmin = new Access.InOrganization(Role.ADMIN, RouteOwners.named("org"));
+            api.put(organization + "/member/{login}", organizationAdmin, users::putMember);
+            api.delete(organization + "/member/{login}", organizationAdmin, users::removeMember);
+            api.get(organization + "/audit-log", organizationAdmin, audit::ofOrganization);
+            api.get(organization + "/group", new Access.InOrganization(Role.VIEWER, RouteOwners.named("org")),
+                    users::groups);
+            api.put(organization + "/group/{group}/member/{login}", organizationAdmin, users::addToGroup);
+            api.delete(organization + "/group/{group}/member/{login}", organizationAdmin, users::removeFromGroup);
+            api.get("/api/v2/audit-log", Access.SITE_ADMIN, audit::all);
+            table.addAll(api.table());
+            // Outside /api/v2: a forge has no API token; the route checks the delivery's signature instead.
             config.routes.post("/webhooks/{provider}", webhooks::receive);
-            results.addRoutes(config.routes);
             agents.addRoutes(config.routes);
 
             // Javalin answers its own exceptions (no route, wrong method) itself unless a handler names their class.
             config.routes.exception(HttpResponseException.class, errors::handle);
             config.routes.exception(Exception.class, errors::handle);
         });
+        return new Api(http, List.copyOf(table));
     }
 
     /** The names of the connectors, by which {@link GantryServer} finds their ports. */

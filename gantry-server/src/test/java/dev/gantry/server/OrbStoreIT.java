@@ -5,8 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.sun.net.httpserver.HttpServer;
-import dev.gantry.server.project.RepositoryPolicy;
 import dev.gantry.server.http.Json;
+import dev.gantry.server.project.RepositoryPolicy;
 import dev.gantry.testkit.EmbeddedPostgresExtension;
 import java.io.IOException;
 import java.net.InetAddress;

@@ -22,11 +22,16 @@ final class RunFixtures {
 
     /** Makes the project {@code acme/app} and one pipeline of it. */
     RunFixtures(Jdbi jdbi) {
+        this(jdbi, "acme");
+    }
+
+    /** Makes the project {@code organization/app} and one pipeline of it. */
+    RunFixtures(Jdbi jdbi, String organization) {
         this.jdbi = jdbi;
         jdbi.useHandle(h -> {
             h.execute("""
-                    INSERT INTO gantry.project (id, organization, name, vcs_url, created_at)
-                    VALUES (?, 'acme', 'app', '/srv/git/app', now())""", projectId);
+                    INSERT INTO gantry.project (id, organization, name, vcs_url, created_at, last_pipeline_number)
+                    VALUES (?, ?, 'app', '/srv/git/app', now(), 1)""", projectId, organization);
             h.execute("""
                     INSERT INTO gantry.pipeline (id, project_id, number, state, branch, revision, parameters,
                                                  request_hash, created_at, updated_at)

@@ -201,6 +201,32 @@ class SecretsIT {
         assertThat(assignment.toString()).doesNotContain(SECRET);
     }
 
+    @Test
+    void a_context_restricted_to_groups_is_refused_to_a_pipeline_whose_actor_is_in_none_of_them() {
+        String prod = context("prod", "DEPLOY_KEY", SECRET);
+        ApiClient.Answer restricted = api.post("/api/v2/context/" + prod + "/restrictions",
+                "{\"restriction_type\": \"group\", \"restriction_value\": \"deployers\"}");
+        assertThat(restricted.status()).as(restricted.body()).isEqualTo(201);
+        assertThat(api.get("/api/v2/context/" + prod + "/restrictions").json().path("items")
+                .findValuesAsText("restriction_value")).containsExactly("deployers");
+        UUID workflow = runs.workflow("deploy");
+        runs.job(workflow, "first").contexts("prod").insert();
+        runs.job(workflow, "second").contexts("prod").insert();
+        AgentClient agent = new AgentClient(server.api().anonymous(), server.token(TokenKind.AGENT));
+        String agentId = agent.registered("host-1");
+
+        JsonNode refused = agent.claimed(agentId).assignment();
+        assertThat(api.put("/api/v2/organization/acme/group/deployers/member/admin", "{}").status()).isEqualTo(200);
+        JsonNode granted = agent.claimed(agentId).assignment();
+
+        assertThat(refused.path("secrets_error").asText()).contains("context 'prod'", "(deployers)",
+                "actor admin is in none");
+        assertThat(refused.toString()).doesNotContain(SECRET);
+        assertThat(granted.path("secrets").path("DEPLOY_KEY").asText()).isEqualTo(SECRET);
+        assertThat(api.get("/api/v2/organization/acme/group").json().path("items").get(0).path("members"))
+                .extracting(JsonNode::asText).containsExactly("admin");
+    }
+
     private String context(String name, String variable, String value) {
         String id = api.post("/api/v2/context", "{\"name\": \"" + name + "\", \"owner\": {\"slug\": \"gh/acme\"}}")
                 .text("id");

@@ -1,7 +1,7 @@
 package dev.gantry.server;
 
-import dev.gantry.server.project.RepositoryPolicy;
 import dev.gantry.server.auth.TokenKind;
+import dev.gantry.server.project.RepositoryPolicy;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

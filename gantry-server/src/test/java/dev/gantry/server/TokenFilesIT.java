@@ -32,7 +32,7 @@ class TokenFilesIT {
     @Test
     void the_first_start_writes_both_tokens_owner_only_and_the_database_holds_only_their_hashes() throws IOException {
         try (TestServer server = TestServer.start(pg.dataSource(), home)) {
-            for (TokenKind kind : TokenKind.values()) {
+            for (TokenKind kind : List.of(TokenKind.ADMIN, TokenKind.AGENT)) {
                 Path file = home.resolve(kind.fileName());
                 String token = server.token(kind);
 

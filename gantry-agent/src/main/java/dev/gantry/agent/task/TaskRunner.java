@@ -1,5 +1,9 @@
 package dev.gantry.agent.task;
 
+import dev.gantry.agent.executor.HostShellExecutor;
+import dev.gantry.agent.executor.Sandbox;
+import dev.gantry.agent.executor.SandboxException;
+import dev.gantry.agent.executor.SandboxRequest;
 import dev.gantry.agent.protocol.AgentServer;
 import dev.gantry.agent.protocol.Assignment;
 import dev.gantry.agent.protocol.Completion;
@@ -10,10 +14,6 @@ import dev.gantry.agent.protocol.TaskOutcome;
 import dev.gantry.agent.protocol.TaskRef;
 import dev.gantry.agent.protocol.TestTiming;
 import dev.gantry.config.plan.PlanJob;
-import dev.gantry.agent.executor.HostShellExecutor;
-import dev.gantry.agent.executor.Sandbox;
-import dev.gantry.agent.executor.SandboxException;
-import dev.gantry.agent.executor.SandboxRequest;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -13,7 +13,7 @@ interface AssignmentDao {
                int cpu, int memoryMb, String executor, String spec, UUID pipelineId, long pipelineNumber, String branch, String tag,
                String revision, String parameters, UUID workflowId, String workflowName, UUID projectId,
                String organization, String projectName, String vcsUrl, String reviewId, String reviewUrl,
-               String continuationKey) {
+               String continuationKey, String actor) {
     }
 
     @SqlQuery("""
@@ -23,7 +23,7 @@ interface AssignmentDao {
                    p.parameters::text AS parameters,
                    w.id AS workflow_id, w.name AS workflow_name,
                    pr.id AS project_id, pr.organization, pr.name AS project_name, pr.vcs_url,
-                   p.review_id, p.review_url, c.key AS continuation_key
+                   p.review_id, p.review_url, c.key AS continuation_key, p.trigger_actor AS actor
             FROM gantry.job j
             JOIN gantry.workflow w ON w.id = j.workflow_id
             JOIN gantry.pipeline p ON p.id = w.pipeline_id

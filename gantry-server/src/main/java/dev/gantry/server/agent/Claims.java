@@ -123,7 +123,7 @@ final class Claims {
         AssignmentDao.Row row = h.attach(AssignmentDao.class).find(task.jobId())
                 .orElseThrow(() -> new IllegalStateException("job " + task.jobId() + " of a claimed task vanished"));
         return Optional.of(Assignment.json(lease, task, row, secrets.forJob(h, row.projectId(), row.organization(),
-                Assignment.contexts(row))));
+                Assignment.contexts(row), row.actor())));
     }
 
     private Instant now() {

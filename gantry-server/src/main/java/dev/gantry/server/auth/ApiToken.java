@@ -2,6 +2,7 @@ package dev.gantry.server.auth;
 
 import java.security.SecureRandom;
 import java.util.Base64;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.regex.Matcher;
@@ -18,7 +19,7 @@ public record ApiToken(TokenKind kind, String value) {
     /** Random bytes per token: 256 bits, beyond guessing. */
     public static final int RANDOM_BYTES = 32;
 
-    private static final Pattern FORMAT = Pattern.compile("gnt_(admin|agent)_([A-Za-z0-9_-]{43})");
+    private static final Pattern FORMAT = Pattern.compile("gnt_(admin|agent|user)_([A-Za-z0-9_-]{43})");
 
     public ApiToken {
         Objects.requireNonNull(kind, "kind");
@@ -44,7 +45,7 @@ public record ApiToken(TokenKind kind, String value) {
         if (!matcher.matches()) {
             return Optional.empty();
         }
-        TokenKind kind = matcher.group(1).equals("admin") ? TokenKind.ADMIN : TokenKind.AGENT;
+        TokenKind kind = TokenKind.valueOf(matcher.group(1).toUpperCase(Locale.ROOT));
         return Optional.of(new ApiToken(kind, text));
     }
 

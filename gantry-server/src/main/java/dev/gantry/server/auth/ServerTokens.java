@@ -9,6 +9,7 @@ import java.time.InstantSource;
 import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
 import java.util.EnumMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.jdbi.v3.core.Jdbi;
@@ -48,7 +49,7 @@ public final class ServerTokens {
      */
     public static ServerTokens ensure(Jdbi jdbi, Path home, InstantSource clock, SecureRandom random) {
         Map<TokenKind, TokenHash> hashes = new EnumMap<>(TokenKind.class);
-        for (TokenKind kind : TokenKind.values()) {
+        for (TokenKind kind : List.of(TokenKind.ADMIN, TokenKind.AGENT)) {
             TokenFile file = new TokenFile(home.resolve(kind.fileName()));
             try {
                 hashes.put(kind, jdbi.inTransaction(h -> ensure(h.attach(TokenDao.class), kind, file, clock, random)));

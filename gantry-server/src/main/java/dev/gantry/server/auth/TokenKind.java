@@ -7,7 +7,9 @@ public enum TokenKind {
     /** The whole API, as the operator. */
     ADMIN,
     /** The agent protocol only: claiming and reporting jobs. */
-    AGENT;
+    AGENT,
+    /** A user's own: what the user's roles allow. Users have many, so no file holds one. */
+    USER;
 
     /** {@code admin} or {@code agent}: the name in the database and in messages. */
     public String label() {

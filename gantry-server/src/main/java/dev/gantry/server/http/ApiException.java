@@ -37,6 +37,11 @@ public final class ApiException extends ServerException {
         return new ApiException(401, null, message);
     }
 
+    /** 403: the caller is known but may not do this. */
+    public static ApiException forbidden(String message) {
+        return new ApiException(403, null, message);
+    }
+
     /** 404: no such route or resource. */
     public static ApiException notFound(String message) {
         return new ApiException(404, null, message);

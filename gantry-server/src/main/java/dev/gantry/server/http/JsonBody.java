@@ -28,14 +28,22 @@ public final class JsonBody {
 
     /** The request's body as a JSON object, or an {@link ApiException} saying what to send instead. */
     public static ObjectNode readObject(Context ctx) {
+        ObjectNode read = ctx.attribute(READ);
+        if (read != null) { // a route's access rule read it first: the stream can be read once
+            return read;
+        }
         requireJsonContentType(ctx.header("Content-Type"));
         long declared = ctx.req().getContentLengthLong();
         if (declared > MAX_BYTES) {
             drainModestExcess(ctx, declared);
             throw tooLarge(declared + " bytes");
         }
-        return parseObject(readAtMostLimit(ctx));
+        ObjectNode body = parseObject(readAtMostLimit(ctx));
+        ctx.attribute(READ, body);
+        return body;
     }
+
+    private static final String READ = "gantry.json-body";
 
     /**
      * As {@link #readObject}, but a request without a body ({@code Content-Length: 0}, whatever its content type, as

@@ -1,8 +1,8 @@
 package dev.gantry.server.job;
 
-import dev.gantry.server.project.RepositoryPolicy;
 import dev.gantry.server.http.Json;
 import dev.gantry.server.project.ProjectSlug;
+import dev.gantry.server.project.RepositoryPolicy;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

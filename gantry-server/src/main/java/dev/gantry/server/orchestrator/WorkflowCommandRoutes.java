@@ -1,5 +1,6 @@
 package dev.gantry.server.orchestrator;
 
+import dev.gantry.server.auth.ApiAuthentication;
 import dev.gantry.server.http.ApiException;
 import dev.gantry.server.http.Json;
 import dev.gantry.server.http.JsonBody;
@@ -29,7 +30,7 @@ public final class WorkflowCommandRoutes {
     }
 
     public void cancel(Context ctx) {
-        commands.cancel(uuid(ctx, "id", "workflow"));
+        commands.cancel(uuid(ctx, "id", "workflow"), caller(ctx));
         Json.respond(ctx, 202, ACCEPTED);
     }
 
@@ -56,18 +57,20 @@ public final class WorkflowCommandRoutes {
             how = new WorkflowCommands.Rerun(body.optionalBoolean("from_failed").orElse(false), jobs,
                     body.optionalBoolean("sparse_tree").orElse(false));
         }
-        Json.respond(ctx, 202, Map.of("workflow_id", commands.rerun(workflowId, how).toString()));
+        Json.respond(ctx, 202, Map.of("workflow_id", commands.rerun(workflowId, how, caller(ctx)).toString()));
     }
 
     /** {@code POST /project/{slug}/job/{number}/cancel}. */
     public void cancelJob(Context ctx) {
         ProjectSlug slug = ProjectRoutes.slugOf(ctx);
-        commands.cancelJob(slug.organization(), slug.name(), PathParams.positiveNumber(ctx, "number"));
+        commands.cancelJob(slug.organization(), slug.name(), PathParams.positiveNumber(ctx, "number"),
+                caller(ctx));
         Json.respond(ctx, 202, ACCEPTED);
     }
 
     public void approve(Context ctx) {
-        commands.approve(uuid(ctx, "id", "workflow"), uuid(ctx, "approval_request_id", "approval request"));
+        commands.approve(uuid(ctx, "id", "workflow"), uuid(ctx, "approval_request_id", "approval request"),
+                caller(ctx));
         Json.respond(ctx, 202, ACCEPTED);
     }
 
@@ -78,5 +81,9 @@ public final class WorkflowCommandRoutes {
         } catch (IllegalArgumentException e) {
             throw ApiException.notFound("no " + what + " " + ApiException.quote(text) + "; ids are UUIDs");
         }
+    }
+
+    private static String caller(Context ctx) {
+        return ApiAuthentication.principal(ctx).login();
     }
 }

@@ -1,6 +1,5 @@
 package dev.gantry.server.orchestrator;
 
-import dev.gantry.server.auth.AdminAuthentication;
 import dev.gantry.server.http.ApiException;
 import dev.gantry.server.run.JobStatus;
 import dev.gantry.server.run.TaskStatus;
@@ -26,7 +25,6 @@ import org.jdbi.v3.core.Jdbi;
  */
 public final class WorkflowCommands {
     /** Whom the commands are recorded as made by (canceled_by, approved_by, a rerun's started_by): the API caller. */
-    private static final String CALLER = AdminAuthentication.ADMIN;
     private final Jdbi jdbi;
     private final InstantSource clock;
     private final Runnable tasksQueued;
@@ -43,13 +41,13 @@ public final class WorkflowCommands {
      *
      * @throws ApiException 404 if there is no such workflow
      */
-    public void cancel(UUID workflowId) {
+    public void cancel(UUID workflowId, String caller) {
         jdbi.useTransaction(h -> {
             OrchestratorDao dao = h.attach(OrchestratorDao.class);
             OrchestratorDao.Workflow workflow = dao.lockWorkflow(workflowId).orElseThrow(() -> unknown(workflowId));
             if (!workflow.status().terminal()) {
                 cancel(h, workflowId, Times.now(clock));
-                dao.setWorkflowCanceledBy(workflowId, CALLER);
+                dao.setWorkflowCanceledBy(workflowId, caller);
             }
         });
     }
@@ -67,7 +65,7 @@ public final class WorkflowCommands {
      *
      * @throws ApiException 404 if there is no such job
      */
-    public void cancelJob(String organization, String name, long number) {
+    public void cancelJob(String organization, String name, long number, String caller) {
         boolean queued = jdbi.inTransaction(h -> {
             OrchestratorDao dao = h.attach(OrchestratorDao.class);
             OrchestratorDao.NumberedJob job = dao.findJob(organization, name, number).orElseThrow(() ->
@@ -75,7 +73,7 @@ public final class WorkflowCommands {
             dao.lockWorkflow(job.workflowId()).orElseThrow(() -> unknown(job.workflowId()));
             OffsetDateTime now = Times.now(clock);
             stopJobs(h, job.workflowId(), job.id(), now);
-            dao.setJobCanceledBy(job.id(), CALLER);
+            dao.setJobCanceledBy(job.id(), caller);
             return WorkflowAdvancer.advance(h, job.workflowId(), now);
         });
         if (queued) {
@@ -132,7 +130,7 @@ public final class WorkflowCommands {
      * @throws ApiException 404 if there is no such workflow, 409 while it still runs, 400 for a rerun from failed of
      *                      a workflow where nothing failed or for jobs that are not the workflow's
      */
-    public UUID rerun(UUID workflowId, Rerun how) {
+    public UUID rerun(UUID workflowId, Rerun how, String caller) {
         UUID rerun = UUID.randomUUID();
         boolean queued = jdbi.inTransaction(h -> {
             OrchestratorDao dao = h.attach(OrchestratorDao.class);
@@ -152,7 +150,7 @@ public final class WorkflowCommands {
             Set<String> again = again(workflowId, latest, how);
             Set<String> kept = how.sparseTree() ? connected(latest, again) : latest.keySet();
             OffsetDateTime now = Times.now(clock);
-            dao.insertRerun(rerun, workflow.pipelineId(), workflow.name(), workflowId, now, CALLER);
+            dao.insertRerun(rerun, workflow.pipelineId(), workflow.name(), workflowId, now, caller);
             for (Advance.Job job : latest.values()) {
                 if (!kept.contains(job.name())) {
                     continue;
@@ -218,7 +216,7 @@ public final class WorkflowCommands {
      *
      * @throws ApiException 404 if the workflow has no such approval job, 409 if it is not on hold
      */
-    public void approve(UUID workflowId, UUID approvalRequestId) {
+    public void approve(UUID workflowId, UUID approvalRequestId, String caller) {
         boolean queued = jdbi.inTransaction(h -> {
             OrchestratorDao dao = h.attach(OrchestratorDao.class);
             dao.lockWorkflow(workflowId).orElseThrow(() -> unknown(workflowId));
@@ -226,7 +224,7 @@ public final class WorkflowCommands {
                     ApiException.notFound("workflow " + workflowId + " has no approval request "
                             + approvalRequestId));
             OffsetDateTime now = Times.now(clock);
-            if (dao.approve(workflowId, approvalRequestId, now, CALLER) != 1) {
+            if (dao.approve(workflowId, approvalRequestId, now, caller) != 1) {
                 throw ApiException.conflict("approval request " + approvalRequestId + " is " + status
                         + ", not on_hold; only a job on hold can be approved");
             }

@@ -1,8 +1,8 @@
 package dev.gantry.server.pipeline;
 
-import dev.gantry.server.project.RepositoryPolicy;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.gantry.server.http.Json;
+import dev.gantry.server.project.RepositoryPolicy;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;

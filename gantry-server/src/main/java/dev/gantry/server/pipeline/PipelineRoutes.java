@@ -1,5 +1,6 @@
 package dev.gantry.server.pipeline;
 
+import dev.gantry.server.auth.ApiAuthentication;
 import dev.gantry.server.http.ApiException;
 import dev.gantry.server.http.Json;
 import dev.gantry.server.http.JsonBody;
@@ -45,7 +46,8 @@ public final class PipelineRoutes {
         TriggerRequest request = TriggerRequest.from(JsonFields.of(JsonBody.readObjectOrEmpty(ctx),
                 TriggerRequest.FIELDS));
         Optional<IdempotencyKey> key = IdempotencyKey.fromHeader(ctx.header(IdempotencyKey.HEADER));
-        PipelineTriggers.Triggered triggered = triggers.trigger(slug, request, key);
+        PipelineTriggers.Triggered triggered = triggers.trigger(slug, request, key,
+                ApiAuthentication.principal(ctx).login());
         Json.respond(ctx, triggered.created() ? 201 : 200, TriggeredJson.of(triggered.pipeline()));
     }
 
@@ -66,10 +68,11 @@ public final class PipelineRoutes {
 
     /**
      * {@code GET …/pipeline/mine}: as {@link #list}, only the pipelines the caller triggered (through the API or a
-     * schedule attributed to them). The admin token is the one caller, {@value PipelineTrigger#ADMIN}.
+     * schedule attributed to them).
      */
     public void mine(Context ctx) {
-        respondPage(ctx, reads.list(ProjectRoutes.slugOf(ctx), branchFilter(ctx), PipelineTrigger.ADMIN,
+        respondPage(ctx, reads.list(ProjectRoutes.slugOf(ctx), branchFilter(ctx),
+                ApiAuthentication.principal(ctx).login(),
                 pageToken(ctx)));
     }
 

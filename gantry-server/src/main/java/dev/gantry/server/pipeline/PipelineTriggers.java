@@ -57,12 +57,13 @@ public final class PipelineTriggers {
     }
 
     /**
-     * Triggers a pipeline of {@code slug}'s project for the admin; returns once it and its plan message are committed.
+     * Triggers a pipeline of {@code slug}'s project for the user {@code actor}; returns once it and its plan message
+     * are committed.
      *
      * @throws ApiException 404 if there is no such project, 409 if {@code key} was used for a different request
      */
-    Triggered trigger(ProjectSlug slug, TriggerRequest request, Optional<IdempotencyKey> key) {
-        return trigger(slug, request, key, PipelineTrigger.api(PipelineTrigger.ADMIN, now()));
+    Triggered trigger(ProjectSlug slug, TriggerRequest request, Optional<IdempotencyKey> key, String actor) {
+        return trigger(slug, request, key, PipelineTrigger.api(actor, now()));
     }
 
     /**

@@ -1,9 +1,9 @@
 package dev.gantry.server.plan;
 
-import dev.gantry.server.project.RepositoryPolicy;
 import dev.gantry.config.PipelineContext;
 import dev.gantry.server.pipeline.Pipeline;
 import dev.gantry.server.project.Project;
+import dev.gantry.server.project.RepositoryPolicy;
 import java.math.BigInteger;
 import java.util.Map;
 

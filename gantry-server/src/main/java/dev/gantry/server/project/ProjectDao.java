@@ -44,20 +44,23 @@ public interface ProjectDao {
     @SqlQuery("""
             SELECT id, organization, name, vcs_url, created_at
             FROM gantry.project
+            WHERE :everyOrganization OR organization = ANY(:organizations)
             ORDER BY organization, name
             LIMIT :limit
             """)
-    List<Project> firstPage(int limit);
+    List<Project> firstPage(boolean everyOrganization, String[] organizations, int limit);
 
     /** The page after the project {@code organization/name}, in the order of {@link #firstPage}. */
     @SqlQuery("""
             SELECT id, organization, name, vcs_url, created_at
             FROM gantry.project
             WHERE (organization, name) > (:organization, :name)
+              AND (:everyOrganization OR organization = ANY(:organizations))
             ORDER BY organization, name
             LIMIT :limit
             """)
-    List<Project> pageAfter(String organization, String name, int limit);
+    List<Project> pageAfter(String organization, String name, boolean everyOrganization, String[] organizations,
+                            int limit);
 
     /**
      * Takes the project's next pipeline number. The row stays locked until the caller's transaction ends, so

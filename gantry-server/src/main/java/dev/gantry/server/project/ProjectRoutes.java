@@ -1,13 +1,14 @@
 package dev.gantry.server.project;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.gantry.server.auth.ApiAuthentication;
 import dev.gantry.server.http.ApiException;
 import dev.gantry.server.http.Json;
 import dev.gantry.server.http.JsonBody;
 import dev.gantry.server.http.JsonFields;
 import dev.gantry.server.http.ListJson;
 import dev.gantry.server.http.PageToken;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.javalin.http.Context;
 import java.util.Optional;
 import java.util.Set;
@@ -35,6 +36,12 @@ public final class ProjectRoutes {
     public void create(Context ctx) {
         NewProject request = NewProject.from(JsonFields.of(JsonBody.readObject(ctx), NewProject.FIELDS));
         Json.respond(ctx, 201, ProjectJson.of(projects.create(request)));
+    }
+
+    /** The organization a {@code POST /project} body files the new project under, for its access rule. */
+    public Optional<String> organizationOfNew(Context ctx) {
+        return Optional.of(NewProject.from(JsonFields.of(JsonBody.readObject(ctx), NewProject.FIELDS)).slug()
+                .organization());
     }
 
     /** The project the path names, or 404. */
@@ -92,7 +99,7 @@ public final class ProjectRoutes {
     /** A page of projects in slug order; {@code ?page-token=} continues where the previous page ended. */
     public void list(Context ctx) {
         Optional<String> after = Optional.ofNullable(ctx.queryParam(PageToken.PARAMETER)).filter(t -> !t.isBlank());
-        Projects.Page page = projects.list(after);
+        Projects.Page page = projects.list(after, ApiAuthentication.principal(ctx));
         Json.respond(ctx, 200, new ListJson<>(page.items().stream().map(ProjectJson::of).toList(),
                 page.next().map(PageToken::encode).orElse(null)));
     }

@@ -1,5 +1,6 @@
 package dev.gantry.server.project;
 
+import dev.gantry.server.auth.Principal;
 import dev.gantry.server.http.ApiException;
 import dev.gantry.server.http.PageToken;
 import java.nio.file.Files;
@@ -68,12 +69,14 @@ public final class Projects {
      *
      * @throws ApiException 400 if {@code after} is not a token this list handed out
      */
-    public Page list(Optional<String> after) {
+    public Page list(Optional<String> after, Principal caller) {
         Optional<ProjectSlug> from = after.map(Projects::position);
         int limit = PageToken.PAGE_SIZE + 1; // one more tells whether a next page exists
+        String[] organizations = caller.roles().keySet().toArray(String[]::new);
         List<Project> rows = jdbi.withExtension(ProjectDao.class, projects -> from.isEmpty()
-                ? projects.firstPage(limit)
-                : projects.pageAfter(from.get().organization(), from.get().name(), limit));
+                ? projects.firstPage(caller.siteAdmin(), organizations, limit)
+                : projects.pageAfter(from.get().organization(), from.get().name(), caller.siteAdmin(),
+                        organizations, limit));
         if (rows.size() <= PageToken.PAGE_SIZE) {
             return new Page(rows, Optional.empty());
         }

@@ -1,8 +1,9 @@
 package dev.gantry.server.results;
 
+import dev.gantry.server.auth.Access;
+import dev.gantry.server.auth.ApiRoutes;
 import dev.gantry.server.storage.BlobStore;
 import dev.gantry.server.storage.OutputStore;
-import io.javalin.config.RoutesConfig;
 import org.jdbi.v3.core.Jdbi;
 
 /**
@@ -24,13 +25,13 @@ public final class ResultsApi implements AutoCloseable {
         this.tests = new TestRoutes(jdbi, jobs);
     }
 
-    /** Adds the routes to {@code routes}; the caller guards {@code /api/v2} with the admin token. */
-    public void addRoutes(RoutesConfig routes) {
+    /** Adds the routes to {@code routes}, each asking {@code viewer} (a viewer of the project's organization). */
+    public void addRoutes(ApiRoutes routes, Access.Rule viewer) {
         String project = "/api/v2/project/{vcs}/{org}/{name}";
-        routes.get(project + "/job/{number}/output", output::output);
-        routes.get(project + "/{job_number}/artifacts", artifacts::list);
-        routes.get(project + "/{job_number}/artifacts/{node}/<path>", artifacts::download);
-        routes.get(project + "/{job_number}/tests", tests::list);
+        routes.get(project + "/job/{number}/output", viewer, output::output);
+        routes.get(project + "/{job_number}/artifacts", viewer, artifacts::list);
+        routes.get(project + "/{job_number}/artifacts/{node}/<path>", viewer, artifacts::download);
+        routes.get(project + "/{job_number}/tests", viewer, tests::list);
     }
 
     @Override

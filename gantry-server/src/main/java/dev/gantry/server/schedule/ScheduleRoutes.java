@@ -2,16 +2,16 @@ package dev.gantry.server.schedule;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.gantry.server.auth.ApiAuthentication;
 import dev.gantry.server.http.ApiException;
 import dev.gantry.server.http.Json;
 import dev.gantry.server.http.JsonBody;
 import dev.gantry.server.http.JsonFields;
 import dev.gantry.server.http.PathParams;
-import dev.gantry.server.pipeline.PipelineTrigger;
 import dev.gantry.server.project.ProjectRoutes;
 import io.javalin.http.Context;
+import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.SortedMap;
 import java.util.UUID;
@@ -36,19 +36,22 @@ public final class ScheduleRoutes {
     public void create(Context ctx) {
         ObjectNode body = JsonBody.readObject(ctx);
         JsonFields fields = JsonFields.of(body, FIELDS);
-        Schedules.Fields asked = fields(body, fields);
+        String caller = ApiAuthentication.principal(ctx).login();
+        Schedules.Fields asked = fields(body, fields, caller);
         if (asked.name() == null || asked.timetable() == null || asked.parameters() == null) {
             throw ApiException.invalid(asked.name() == null ? "name" : asked.timetable() == null ? "timetable"
                     : "parameters", "a schedule needs \"name\", \"timetable\" and \"parameters\"");
         }
         Schedules.Fields complete = asked.actor() == null ? new Schedules.Fields(asked.name(), asked.description(),
-                asked.timetable(), asked.parameters(), PipelineTrigger.ADMIN, asked.catchUp()) : asked;
+                asked.timetable(), asked.parameters(), caller, asked.catchUp()) : asked;
         Json.respond(ctx, 201, schedules.create(ProjectRoutes.slugOf(ctx), complete).json());
     }
 
     public void list(Context ctx) {
-        Json.respond(ctx, 200, Map.of("items", schedules.list(ProjectRoutes.slugOf(ctx)).stream()
-                .map(Schedule::json).toList(), "next_page_token", Optional.empty()));
+        Map<String, Object> page = new LinkedHashMap<>();
+        page.put("items", schedules.list(ProjectRoutes.slugOf(ctx)).stream().map(Schedule::json).toList());
+        page.put("next_page_token", null);
+        Json.respond(ctx, 200, page);
     }
 
     public void get(Context ctx) {
@@ -59,7 +62,7 @@ public final class ScheduleRoutes {
     public void update(Context ctx) {
         ObjectNode body = JsonBody.readObject(ctx);
         Json.respond(ctx, 200, schedules.update(PathParams.uuid(ctx, "id"),
-                fields(body, JsonFields.of(body, FIELDS))).json());
+                fields(body, JsonFields.of(body, FIELDS), ApiAuthentication.principal(ctx).login())).json());
     }
 
     public void delete(Context ctx) {
@@ -67,7 +70,7 @@ public final class ScheduleRoutes {
         Json.respond(ctx, 200, Map.of("message", "Schedule deleted."));
     }
 
-    private static Schedules.Fields fields(ObjectNode body, JsonFields fields) {
+    private static Schedules.Fields fields(ObjectNode body, JsonFields fields, String caller) {
         String name = fields.optionalString("name").map(String::strip).orElse(null);
         if (name != null && (name.isEmpty() || name.length() > 200)) {
             throw ApiException.invalid("name", "\"name\" must be 1-200 characters");
@@ -77,7 +80,7 @@ public final class ScheduleRoutes {
         SortedMap<String, Object> checked = parameters == null || parameters.isNull() ? null
                 : Schedules.checkedParameters(parameters);
         String actor = fields.optionalString("attribution-actor").map(a -> switch (a) {
-            case "current" -> PipelineTrigger.ADMIN;
+            case "current" -> caller;
             case "system" -> Schedules.SYSTEM_ACTOR;
             default -> throw ApiException.invalid("attribution-actor", "\"attribution-actor\" is current or system");
         }).orElse(null);

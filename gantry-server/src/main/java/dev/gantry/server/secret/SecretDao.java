@@ -15,6 +15,7 @@ import org.jdbi.v3.sqlobject.statement.SqlUpdate;
 @RegisterConstructorMapper(SecretDao.Context.class)
 @RegisterConstructorMapper(SecretDao.ContextVar.class)
 @RegisterConstructorMapper(SecretDao.SealedVar.class)
+@RegisterConstructorMapper(SecretDao.Restriction.class)
 interface SecretDao {
     record ProjectVar(String name, String hint, boolean masked, Instant createdAt) {
     }
@@ -27,6 +28,9 @@ interface SecretDao {
 
     /** A stored value as it is kept: {@code owner} is the project's or the context's id. */
     record SealedVar(UUID owner, String name, UUID dataKeyId, byte[] sealed) {
+    }
+
+    record Restriction(UUID id, UUID contextId, String groupName, Instant createdAt) {
     }
 
     /** Creates or replaces the variable, as CircleCI's POST does; a replaced one keeps no trace of its old value. */
@@ -116,4 +120,30 @@ interface SecretDao {
             WHERE context_id = :contextId ORDER BY name
             """)
     List<SealedVar> sealedContextVars(UUID contextId);
+
+    /** @return false, inserting nothing, when the context is restricted to that group already */
+    @SqlUpdate("""
+            INSERT INTO gantry.context_restriction (id, context_id, group_name, created_at)
+            VALUES (:id, :contextId, :groupName, :now) ON CONFLICT DO NOTHING
+            """)
+    boolean insertRestriction(UUID id, UUID contextId, String groupName, OffsetDateTime now);
+
+    @SqlQuery("""
+            SELECT id, context_id, group_name, created_at FROM gantry.context_restriction
+            WHERE context_id = :contextId ORDER BY group_name
+            """)
+    List<Restriction> restrictions(UUID contextId);
+
+    @SqlUpdate("DELETE FROM gantry.context_restriction WHERE context_id = :contextId AND id = :id")
+    boolean deleteRestriction(UUID contextId, UUID id);
+
+    /** True when {@code login} is in a group of {@code organization} that context {@code contextId} is restricted to. */
+    @SqlQuery("""
+            SELECT EXISTS (SELECT 1 FROM gantry.context_restriction r
+                           JOIN gantry.user_group_member m ON m.group_name = r.group_name
+                                AND m.organization = :organization
+                           JOIN gantry.app_user u ON u.id = m.user_id
+                           WHERE r.context_id = :contextId AND u.login = :login)
+            """)
+    boolean inRestrictedGroup(UUID contextId, String organization, String login);
 }

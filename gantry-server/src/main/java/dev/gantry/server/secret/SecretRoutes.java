@@ -1,7 +1,6 @@
 package dev.gantry.server.secret;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.gantry.server.http.ApiException;
 import dev.gantry.server.http.Json;
 import dev.gantry.server.http.JsonBody;
@@ -10,9 +9,11 @@ import dev.gantry.server.http.PathParams;
 import dev.gantry.server.project.ProjectRoutes;
 import dev.gantry.server.project.ProjectSlug;
 import io.javalin.http.Context;
+import io.javalin.http.HandlerType;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 
@@ -68,21 +69,33 @@ public final class SecretRoutes {
     }
 
     public void createContext(Context ctx) {
-        ObjectNode body = JsonBody.readObject(ctx);
-        JsonFields fields = JsonFields.of(body, CONTEXT_FIELDS);
-        JsonNode owner = body.get("owner");
-        if (owner == null || !owner.isObject()) {
-            throw ApiException.invalid("owner", "a context needs an \"owner\": {\"slug\": \"gh/ORG\"} or {\"id\": "
-                    + "\"ORG-ID\"}, with \"type\": \"organization\"");
-        }
-        String organization = organization(text(owner, "id"), text(owner, "slug"), text(owner, "type"));
-        Json.respond(ctx, 200, json(secrets.createContext(organization, fields.requiredString("name"))));
+        JsonFields fields = JsonFields.of(JsonBody.readObject(ctx), CONTEXT_FIELDS);
+        Json.respond(ctx, 200, json(secrets.createContext(ownerOrganization(ctx).orElseThrow(),
+                fields.requiredString("name"))));
     }
 
     public void listContexts(Context ctx) {
-        String organization = organization(ctx.queryParam("owner-id"), ctx.queryParam("owner-slug"),
-                ctx.queryParam("owner-type"));
-        Json.respond(ctx, 200, page(secrets.contexts(organization).stream().map(SecretRoutes::json).toList()));
+        Json.respond(ctx, 200, page(secrets.contexts(ownerOrganization(ctx).orElseThrow()).stream()
+                .map(SecretRoutes::json).toList()));
+    }
+
+    /**
+     * The organization that owns the contexts a request is about: the body's {@code owner} of a {@code POST}, the
+     * {@code owner-id} or {@code owner-slug} query parameter of a {@code GET}.
+     *
+     * @throws ApiException 400 when it names none, 404 for an unknown owner id
+     */
+    public Optional<String> ownerOrganization(Context ctx) {
+        if (ctx.method() == HandlerType.POST) {
+            JsonNode owner = JsonBody.readObject(ctx).get("owner");
+            if (owner == null || !owner.isObject()) {
+                throw ApiException.invalid("owner", "a context needs an \"owner\": {\"slug\": \"gh/ORG\"} or "
+                        + "{\"id\": \"ORG-ID\"}, with \"type\": \"organization\"");
+            }
+            return Optional.of(organization(text(owner, "id"), text(owner, "slug"), text(owner, "type")));
+        }
+        return Optional.of(organization(ctx.queryParam("owner-id"), ctx.queryParam("owner-slug"),
+                ctx.queryParam("owner-type")));
     }
 
     public void getContext(Context ctx) {
@@ -108,6 +121,29 @@ public final class SecretRoutes {
     public void deleteContextVar(Context ctx) {
         secrets.deleteContextVar(PathParams.uuid(ctx, "id"), ctx.pathParam("envvar"));
         Json.respond(ctx, 200, Map.of("message", "Environment variable deleted."));
+    }
+
+    /** {@code POST /context/{id}/restrictions}: CircleCI's shape, {@code restriction_type} {@code group} only. */
+    public void restrict(Context ctx) {
+        JsonFields fields = JsonFields.of(JsonBody.readObject(ctx), Set.of("restriction_type", "restriction_value",
+                "project_id"));
+        String type = fields.requiredString("restriction_type");
+        if (!type.equals("group")) {
+            throw ApiException.invalid("restriction_type", "Gantry restricts contexts to groups of users: "
+                    + "\"restriction_type\" is \"group\", got " + ApiException.quote(type));
+        }
+        Json.respond(ctx, 201, json(secrets.restrict(PathParams.uuid(ctx, "id"),
+                fields.requiredString("restriction_value"))));
+    }
+
+    public void restrictions(Context ctx) {
+        Json.respond(ctx, 200, page(secrets.restrictions(PathParams.uuid(ctx, "id")).stream()
+                .map(SecretRoutes::json).toList()));
+    }
+
+    public void unrestrict(Context ctx) {
+        secrets.unrestrict(PathParams.uuid(ctx, "id"), PathParams.uuid(ctx, "restriction_id"));
+        Json.respond(ctx, 200, Map.of("message", "Context restriction deleted."));
     }
 
     /**
@@ -157,6 +193,16 @@ public final class SecretRoutes {
         json.put("value", v.hint());
         json.put("created-at", Json.time(v.createdAt()));
         json.put("masked_in_output", v.masked());
+        return json;
+    }
+
+    private static Map<String, Object> json(SecretDao.Restriction r) {
+        Map<String, Object> json = new LinkedHashMap<>();
+        json.put("id", r.id().toString());
+        json.put("context_id", r.contextId().toString());
+        json.put("restriction_type", "group");
+        json.put("restriction_value", r.groupName());
+        json.put("name", r.groupName());
         return json;
     }
 

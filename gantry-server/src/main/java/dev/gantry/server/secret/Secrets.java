@@ -29,6 +29,7 @@ public final class Secrets {
     static final int MAX_VALUE_BYTES = 64 * 1024;
     static final String NAME_RULE = "a letter or '_', then letters, digits or '_', at most 256 characters";
     private static final Pattern NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,255}");
+    private static final Pattern GROUP = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
 
     private final Jdbi jdbi;
     private final SecretBox box;
@@ -146,6 +147,35 @@ public final class Secrets {
         }
     }
 
+    /** Restricts the context to members of {@code group} (of its organization). */
+    public SecretDao.Restriction restrict(UUID contextId, String group) {
+        if (group == null || !GROUP.matcher(group).matches()) {
+            throw ApiException.invalid("restriction_value", "a group's name is 1-64 letters, digits, '.', '_' or '-'");
+        }
+        return jdbi.inTransaction(h -> {
+            SecretDao dao = h.attach(SecretDao.class);
+            dao.context(contextId).orElseThrow(() -> unknownContext(contextId));
+            dao.insertRestriction(UUID.randomUUID(), contextId, group, now());
+            return dao.restrictions(contextId).stream().filter(r -> r.groupName().equals(group)).findFirst()
+                    .orElseThrow();
+        });
+    }
+
+    public List<SecretDao.Restriction> restrictions(UUID contextId) {
+        return jdbi.withHandle(h -> {
+            SecretDao dao = h.attach(SecretDao.class);
+            dao.context(contextId).orElseThrow(() -> unknownContext(contextId));
+            return dao.restrictions(contextId);
+        });
+    }
+
+    /** @throws ApiException 404 for a restriction the context does not have */
+    public void unrestrict(UUID contextId, UUID restrictionId) {
+        if (!jdbi.withHandle(h -> h.attach(SecretDao.class).deleteRestriction(contextId, restrictionId))) {
+            throw ApiException.notFound("context " + contextId + " has no restriction " + restrictionId);
+        }
+    }
+
     // --- for jobs ---------------------------------------------------------------------------------------------
 
     /** What a job gets: its variables in precedence order, or why it may not run. */
@@ -160,9 +190,9 @@ public final class Secrets {
     /**
      * The project's variables, then those of {@code contexts} in the order the job names them (a later one wins a
      * name they share), opened in {@code h}'s transaction; refused, naming it, when a context does not exist in the
-     * project's organization.
+     * project's organization, or is restricted to groups the pipeline's {@code actor} is in none of.
      */
-    public ForJob forJob(Handle h, UUID projectId, String organization, List<String> contexts) {
+    public ForJob forJob(Handle h, UUID projectId, String organization, List<String> contexts, String actor) {
         SecretDao dao = h.attach(SecretDao.class);
         Map<String, String> variables = new LinkedHashMap<>();
         for (SecretDao.SealedVar v : dao.sealedProjectVars(projectId)) {
@@ -178,6 +208,11 @@ public final class Secrets {
             if (contextId == null) {
                 return new ForJob.Refused("The job names context '" + name + "', which organization " + organization
                         + " does not have: create it (POST /api/v2/context) or remove it from the job's context list.");
+            }
+            if (!dao.restrictions(contextId).isEmpty() && !dao.inRestrictedGroup(contextId, organization, actor)) {
+                return new ForJob.Refused("The job names context '" + name + "', which only members of its groups ("
+                        + String.join(", ", dao.restrictions(contextId).stream().map(SecretDao.Restriction::groupName)
+                        .toList()) + ") may use, and the pipeline's actor " + actor + " is in none of them.");
             }
             for (SecretDao.SealedVar v : dao.sealedContextVars(contextId)) {
                 variables.remove(v.name()); // its place in the order is this context's

@@ -70,12 +70,12 @@ final class ClientSteps {
 
     void approve(World.Job job) {
         command("user: approve job #" + job.number() + " " + job.name(), true,
-                () -> stage.rig.commands.approve(job.workflowId(), job.id()));
+                () -> stage.rig.commands.approve(job.workflowId(), job.id(), "admin"));
     }
 
     void cancel(World.Workflow w) {
         cancels++;
-        command("user: cancel " + stage.label(w.id()), false, () -> stage.rig.commands.cancel(w.id()));
+        command("user: cancel " + stage.label(w.id()), false, () -> stage.rig.commands.cancel(w.id(), "admin"));
     }
 
     void rerun(World.Workflow w) {
@@ -83,7 +83,7 @@ final class ClientSteps {
         boolean fromFailed = stage.random.nextBoolean();
         command("user: rerun " + stage.label(w.id()) + (fromFailed ? " from failed" : ""), true,
                 () -> stage.rig.commands.rerun(w.id(),
-                        new WorkflowCommands.Rerun(fromFailed, Set.of(), false)));
+                        new WorkflowCommands.Rerun(fromFailed, Set.of(), false), "admin"));
     }
 
     /**

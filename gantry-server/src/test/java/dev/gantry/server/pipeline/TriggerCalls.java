@@ -26,7 +26,7 @@ public final class TriggerCalls {
     /** Triggers a pipeline of {@code branch} with {@code Idempotency-Key: key}. */
     public Answer trigger(ProjectSlug slug, String branch, String key) {
         PipelineTriggers.Triggered t = triggers.trigger(slug, new TriggerRequest(GitRef.branch(branch), null,
-                new TreeMap<>()), Optional.of(new IdempotencyKey(key)));
+                new TreeMap<>()), Optional.of(new IdempotencyKey(key)), "admin");
         return new Answer(t.pipeline().id(), t.pipeline().number(), t.created());
     }
 }

@@ -1,11 +1,11 @@
 package dev.gantry.server.plan;
 
-import dev.gantry.server.project.RepositoryPolicy;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.gantry.server.pipeline.GitRef;
+import dev.gantry.server.project.RepositoryPolicy;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

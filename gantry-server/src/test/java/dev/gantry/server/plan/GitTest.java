@@ -1,10 +1,10 @@
 package dev.gantry.server.plan;
 
-import dev.gantry.server.project.RepositoryPolicy;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.gantry.server.pipeline.GitRef;
+import dev.gantry.server.project.RepositoryPolicy;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
