@@ -53,10 +53,18 @@ gantry_image_cache_dir() {
 # ---------------------------------------------------------------------------------------------------------------------
 # Packages
 
-# Installs the Debian packages whose commands are missing; only root can, others are told what to install.
+# Installs the Debian packages whose commands are missing; only root can, others are told what to install. Arguments,
+# when given, are the command:package entries to check instead of GANTRY_CONTAINER_TOOLS, after an optional
+# --no-install-recommends.
 gantry_containers_need_tools() {
-  local entry missing=()
-  for entry in "${GANTRY_CONTAINER_TOOLS[@]}"; do
+  local entry missing=() entries apt=(-y)
+  if [ "${1:-}" = --no-install-recommends ]; then
+    apt+=("$1")
+    shift
+  fi
+  entries=("$@")
+  [ "$#" -gt 0 ] || entries=("${GANTRY_CONTAINER_TOOLS[@]}")
+  for entry in "${entries[@]}"; do
     gantry_containers_have_tool "${entry%%:*}" || missing+=("${entry#*:}")
   done
   [ "${#missing[@]}" -eq 0 ] && return 0
@@ -68,8 +76,8 @@ gantry_containers_need_tools() {
   # A fresh machine may have no package lists yet, or stale ones: update only when the plain install fails.
   local DEBIAN_FRONTEND=noninteractive
   export DEBIAN_FRONTEND
-  apt-get install -y "${missing[@]}" </dev/null >&2 ||
-    { apt-get update </dev/null >&2 && apt-get install -y "${missing[@]}" </dev/null >&2; }
+  apt-get install "${apt[@]}" "${missing[@]}" </dev/null >&2 ||
+    { apt-get update </dev/null >&2 && apt-get install "${apt[@]}" "${missing[@]}" </dev/null >&2; }
 }
 
 gantry_containers_have_tool() {
@@ -97,6 +105,15 @@ gantry_docker_api() {
 # /_ping, not /version: podman takes a second to answer /version (it asks conmon and runc for theirs).
 gantry_docker_answers() {
   gantry_docker_api /_ping --fail --max-time 5 >/dev/null 2>&1
+}
+
+# Prints which engine answers at DOCKER_HOST: podman (its /version names a "Podman Engine" component) or docker.
+gantry_docker_engine_kind() {
+  if gantry_docker_api /version --fail --max-time 10 | grep -q '"Name": *"Podman Engine"'; then
+    echo podman
+  else
+    echo docker
+  fi
 }
 
 # Writes containers.conf for our podman and exports CONTAINERS_CONF. crun refuses this kernel's hybrid cgroup v1, so
@@ -525,16 +542,42 @@ gantry_urlencode() {
   echo "$out"
 }
 
+# The instructions that Docker's import applies (its "changes"; Docker 20.10 refuses any other, e.g. "stopsignal is
+# not a valid change command"); Podman's import takes every instruction.
+GANTRY_IMPORT_CHANGES=" CMD ENTRYPOINT ENV EXPOSE HEALTHCHECK LABEL ONBUILD USER VOLUME WORKDIR "
+
 # Imports rootfs tarball $1 as recipe_ref with recipe_changes and the recipe label, through the Engine API (`docker
 # import`), so the same code serves podman and Docker. repo carries the tag: podman 4.3 ignores the tag parameter.
+# Instructions that import cannot apply (STOPSIGNAL) are applied by a build FROM the import, on both engines.
 gantry_image_import() {
-  local tar=$1 hash=$2 query change
+  local tar=$1 hash=$2 query change rest=() out
   query="fromSrc=-&repo=$(gantry_urlencode "$recipe_ref")"
   for change in "${recipe_changes[@]}" "LABEL dev.gantry.recipe=$hash"; do
-    query+="&changes=$(gantry_urlencode "$change")"
+    if [[ $GANTRY_IMPORT_CHANGES == *" ${change%% *} "* ]]; then
+      query+="&changes=$(gantry_urlencode "$change")"
+    else
+      rest+=("$change")
+    fi
   done
-  gantry_docker_api "/images/create?$query" --fail-with-body -X POST -H 'Content-Type: application/x-tar' \
-    -T "$tar" >/dev/null
+  out=$(gantry_docker_api "/images/create?$query" --fail-with-body -X POST -H 'Content-Type: application/x-tar' \
+    -T "$tar") || { echo "$out" >&2; return 1; }
+  [ "${#rest[@]}" -eq 0 ] || gantry_image_build_on "$recipe_ref" "${rest[@]}"
+}
+
+# Rebuilds image $1 under its name as FROM $1 plus the Dockerfile instructions $2...: metadata only, no new files,
+# the labels inherited. The build streams JSON with status 200, errors included.
+gantry_image_build_on() {
+  local ref=$1 dir out rc=0
+  shift
+  dir=$(mktemp -d)
+  printf '%s\n' "FROM $ref" "$@" >"$dir/Dockerfile"
+  out=$(tar -C "$dir" -c Dockerfile | gantry_docker_api "/build?t=$(gantry_urlencode "$ref")&q=1&rm=1" \
+    --fail-with-body -X POST -H 'Content-Type: application/x-tar' -T -) || rc=$?
+  rm -rf "$dir"
+  if [ "$rc" != 0 ] || [[ $out == *'"error'* ]]; then
+    echo "$out" >&2
+    gantry_containers_fail "applying ${*} to $ref failed"
+  fi
 }
 
 # Makes the engine have image KEY built from its current recipe: nothing when it has, an import when the cache has
@@ -760,4 +803,91 @@ gantry_containers_tun() {
   fi
   [ -c /dev/net/tun ] || { mkdir -p /dev/net && mknod /dev/net/tun c 10 200; }
   chmod 666 /dev/net/tun
+}
+
+# ---------------------------------------------------------------------------------------------------------------------
+# Docker Engine (optional: `bin/containers docker-engine`; never part of setup, bin/test or CI)
+#
+# Debian's docker.io (dockerd 20.10 with the containerd it starts itself) beside the podman service, so that the
+# executor's tests can run against Docker's own engine too. It shares nothing with podman or with a Docker that the
+# machine may run on /var/run/docker.sock: its own socket, exec root (which holds its containerd's sockets and state),
+# pid file, log and daemon.json under GANTRY_DOCKERD_RUN, its images and containers under GANTRY_DOCKERD_DATA, its
+# default bridge (docker0) on GANTRY_DOCKERD_BIP, away from podman's 10.88.0.0/16. Its iptables rules stay on (as
+# netavark's do for podman): they only match docker0 (FORWARD's policy stays ACCEPT, netavark's chain comes after
+# them) and masquerade 10.99.0.0/24, without which containers reach no DNS server: every name missing from their
+# /etc/hosts then takes 10 s to fail (getent hosts db tries AAAA through DNS first). runc and cgroupfs as for podman
+# (no systemd here). dockerd still makes /run/docker/plugins and /etc/docker/key.json, paths it does not let one
+# choose, and leaves its iptables chains when it stops.
+
+GANTRY_DOCKERD_RUN=${GANTRY_DOCKERD_RUN:-/run/gantry-docker}
+GANTRY_DOCKERD_DATA=${GANTRY_DOCKERD_DATA:-/var/lib/gantry-docker}
+GANTRY_DOCKERD_BIP=${GANTRY_DOCKERD_BIP:-10.99.0.1/24}
+
+# dockerd's flags, one a line.
+gantry_dockerd_args() {
+  local run=$GANTRY_DOCKERD_RUN
+  printf '%s\n' -H "unix://$run/docker.sock" --data-root "$GANTRY_DOCKERD_DATA" --exec-root "$run/exec" \
+    --pidfile "$run/dockerd.pid" --config-file "$run/daemon.json" --bip "$GANTRY_DOCKERD_BIP" \
+    --exec-opt native.cgroupdriver=cgroupfs --storage-driver overlay2 --iptables=true
+}
+
+# Starts dockerd unless its socket answers, and waits until it does; restarts it when it was started with other
+# flags. Exports DOCKER_HOST.
+gantry_dockerd_start() {
+  local run=$GANTRY_DOCKERD_RUN args stamp
+  mapfile -t args < <(gantry_dockerd_args)
+  stamp="dockerd ${args[*]}"
+  mkdir -p "$run" "$GANTRY_DOCKERD_DATA"
+  export DOCKER_HOST=unix://$run/docker.sock
+  if gantry_docker_answers; then
+    [ "$(cat "$run/dockerd.stamp" 2>/dev/null)" != "$stamp" ] || return 0
+    gantry_containers_log "restarting dockerd for its new flags (its containers stop)"
+  fi
+  # One of ours that does not answer (hung, or started with other flags) is stopped first: dockerd refuses to
+  # start while the process of its pid file lives.
+  gantry_dockerd_stop
+  gantry_docker_answers && gantry_containers_fail "a dockerd not started here answers on $run/docker.sock"
+  rm -f "$run/docker.sock"
+  gantry_write_if_changed "$run/daemon.json" '{}'
+  gantry_containers_log "starting dockerd on $run/docker.sock (log: $run/dockerd.log)"
+  echo "$stamp" >"$run/dockerd.stamp"
+  # dockerd writes its own pid file, and would take one written here first for another dockerd's.
+  gantry_start_detached "$run/dockerd.log" /dev/null gantry_docker_answers 30 dockerd "${args[@]}" ||
+    gantry_containers_fail "dockerd did not answer on $run/docker.sock within 30 s"
+}
+
+# Stops the dockerd of GANTRY_DOCKERD_RUN if it runs (it stops its containers and its containerd first).
+gantry_dockerd_stop() {
+  local run=$GANTRY_DOCKERD_RUN pid i
+  pid=$(cat "$run/dockerd.pid" 2>/dev/null) || return 0
+  if [[ $(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null) == "dockerd -H unix://$run/docker.sock "* ]]; then
+    kill "$pid"
+    for ((i = 0; i < 150; i++)); do
+      kill -0 "$pid" 2>/dev/null || break
+      sleep 0.2
+    done
+    kill -0 "$pid" 2>/dev/null && gantry_containers_fail "dockerd $pid did not stop within 30 s"
+    gantry_containers_log "stopped dockerd $pid"
+  fi
+  rm -f "$run/dockerd.pid" "$run/dockerd.stamp"
+}
+
+# Everything the executor's tests need, on Docker's engine: docker.io (without its recommends: apparmor, needrestart,
+# cgroupfs-mount), dockerd, /dev/net/tun for remote Docker, the images (imported from the same cache as podman's),
+# and the test registry with the containers.conf beside which ContainerExecutorIT finds its state. Exports
+# DOCKER_HOST and, for that, CONTAINERS_CONF and CONTAINERS_REGISTRIES_CONF (both only ever read by podman).
+gantry_containers_docker_engine() {
+  [ "$(id -u)" = 0 ] || gantry_containers_fail "bin/containers docker-engine runs as root (apt-get, dockerd)"
+  gantry_containers_need_tools --no-install-recommends dockerd:docker.io
+  gantry_containers_need_tools mmdebstrap:mmdebstrap curl:curl flock:util-linux docker-registry:docker-registry \
+    htpasswd:apache2-utils
+  gantry_containers_locked gantry_containers_docker_engine_in
+}
+
+gantry_containers_docker_engine_in() {
+  gantry_dockerd_start
+  gantry_containers_tun
+  gantry_containers_images
+  gantry_containers_conf "$1"
+  gantry_containers_registry "$1"
 }

@@ -8,8 +8,10 @@
 # -v /:/host and /proc/1/root showing anything but the sidecar's own root, the host's files (the engine's state
 # dir, /root/.gantry, a canary) being read from anywhere, the nested API answering outside the job's network.
 # Prints one line per check and the timings; exits 1 when a check failed. Every container it starts is labelled
-# dev.gantry.spike=1 and removed at the end, with its volumes.
-#   bin/lib/remote-docker-check.sh [--plain]   --plain: the sidecar without a user namespace of its own
+# dev.gantry.spike=1 and removed at the end, with its volumes. The outer engine is that of DOCKER_HOST when it answers
+# (e.g. Docker's, see bin/containers docker-engine), else bin/containers setup's podman; on Docker the sidecar gets the
+# agent's Docker options (rd_sidecar_config).
+#   bin/lib/remote-docker-check.sh [--plain]   --plain: the sidecar without a user namespace of its own (Podman)
 set -euo pipefail
 
 root=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../.." && pwd)
@@ -20,6 +22,8 @@ RD_IMAGE=gantry/remote-docker:1
 RD_PRIMARY_IMAGE=cimg/base:2024.01
 RD_LABEL=dev.gantry.spike
 RD_NESTED=tcp://127.0.0.1:2375
+# Podman's seccomp profile (containers-common 0.50.1), which the agent gives the sidecar on Docker's engine.
+RD_SECCOMP=$root/gantry-agent/src/main/resources/dev/gantry/agent/executor/docker/remote-docker-seccomp.json
 rd_started=()
 rd_failed=0
 primary=""
@@ -39,16 +43,29 @@ rd_mode=userns
 #   SecurityOpt unmask=ALL: the nested runc mounts proc and sysfs, which the kernel refuses under masked paths.
 #   Devices /dev/net/tun: slirp4netns, the nested bridge's link to the job's network (gantry_containers_tun).
 # With $2 = plain, the variant without a user namespace (no UsernsMode, no Binds).
+# With $2 = docker, what the agent sends to Docker's engine, which has neither a user namespace per container nor
+# unmask: no UsernsMode (the sidecar's uid 2375 and its containers' subordinate ids 1000000-1065535 are host ids, none
+# of them privileged), MaskedPaths and ReadonlyPaths empty (what `docker run --security-opt systempaths=unconfined`
+# sends) instead of unmask, and Podman's own seccomp profile, which the agent carries (RD_SECCOMP), instead of
+# Docker's default one, which refuses unshare and mount to a process without CAP_SYS_ADMIN.
 rd_sidecar_config() {
   local userns='
   "UsernsMode": "auto:size=1065536", "Binds": ["/sys:/sys:ro", "/sys/fs/cgroup:/sys/fs/cgroup:ro"],'
-  [ "${2:-}" != plain ] || userns=""
+  local security='"SecurityOpt": ["unmask=ALL"],'
+  case ${2:-} in
+    plain) userns="" ;;
+    docker)
+      userns=""
+      security="\"SecurityOpt\": [$(rd_json_string "seccomp=$(cat "$RD_SECCOMP")")],
+  \"MaskedPaths\": [], \"ReadonlyPaths\": [],"
+      ;;
+  esac
   cat <<EOF
 {"Image": "$RD_IMAGE", "User": "2375:2375", "Labels": {"$RD_LABEL": "1"},
  "HostConfig": {"NetworkMode": "container:$1",$userns
   "CapDrop": ["AUDIT_WRITE", "CHOWN", "DAC_OVERRIDE", "FOWNER", "FSETID", "KILL", "MKNOD", "NET_BIND_SERVICE",
               "NET_RAW", "SETFCAP", "SETPCAP"],
-  "SecurityOpt": ["unmask=ALL"],
+  $security
   "Devices": [{"PathOnHost": "/dev/net/tun", "PathInContainer": "/dev/net/tun", "CgroupPermissions": "rwm"}]}}
 EOF
 }
@@ -217,7 +234,7 @@ rd_check_sidecar() {
   local pid status want_uid=2375
   pid=$(gantry_docker_api "/containers/$sidecar/json" | sed -n 's/.*"Pid": *\([0-9]*\).*/\1/p')
   status=$(grep -E '^(Uid|Cap|NoNewPrivs)' "/proc/$pid/status"; echo "uid_map: $(tr -s ' ' <"/proc/$pid/uid_map")")
-  [ "$rd_mode" = plain ] || want_uid=$((2147483647 + 2375))
+  [ "$rd_mode" != userns ] || want_uid=$((2147483647 + 2375))
   if grep -qP "^Uid:\t$want_uid\t" <<<"$status" && grep -q 'CapEff:.0000000000000000' <<<"$status" &&
     grep -q 'CapAmb:.0000000000000000' <<<"$status" && grep -q 'CapBnd:.00000000000400c0' <<<"$status"; then
     rd_ok "sidecar runs as host uid $want_uid with no capabilities; bounding set SETUID SETGID SYS_CHROOT only"
@@ -291,12 +308,17 @@ main() {
   [ "${1:-}" != --plain ] || rd_mode=plain
   [ "$(id -u)" = 0 ] || gantry_containers_fail "run this as root (it sets up the engine and images)"
   gantry_containers_setup
+  if [ "$(gantry_docker_engine_kind)" = docker ]; then
+    [ "$rd_mode" = userns ] || gantry_containers_fail "--plain is for Podman's engine; Docker's has one variant"
+    rd_mode=docker
+  fi
   trap rd_cleanup EXIT
   rd_canary=$(gantry_containers_state_dir)/remote-docker-check.canary
   rd_token=gantry-canary-$RANDOM$RANDOM
   echo "$rd_token" >"$rd_canary"
-  echo "sidecar create body (primary id in NetworkMode):"
-  rd_sidecar_config '<primary>' "$rd_mode" | sed 's/^/  /'
+  echo "engine: $(gantry_docker_engine_kind) at $DOCKER_HOST; sidecar create body (primary id in NetworkMode; on \
+Docker the seccomp profile cut short):"
+  rd_sidecar_config '<primary>' "$rd_mode" | sed -e 's/\(seccomp=.\{40\}\).*\("\]\)/\1…\2/' -e 's/^/  /'
   rd_run primary "$(rd_primary_config)"
   rd_upload_context
   rd_start_sidecar

@@ -69,7 +69,8 @@ final class ContainerSandbox implements Sandbox {
     private String remoteDocker;
 
     /** What one task's containers share. */
-    private record Task(SandboxRequest request, Map<String, String> labels, ImagePuller puller, boolean machine) {
+    private record Task(SandboxRequest request, Map<String, String> labels, ImagePuller puller, boolean machine,
+                        Engine engine) {
     }
 
     private ContainerSandbox(DockerClient docker, Task task, String primary, List<String> sidecars, Mounts mounts,
@@ -85,8 +86,8 @@ final class ContainerSandbox implements Sandbox {
     }
 
     /** Pulls what is missing, creates and starts the containers; removes what it made if any of it fails. */
-    static ContainerSandbox open(DockerClient docker, EcrLogin ecr, SandboxRequest request, Map<String, String> labels,
-                                 Consumer<String> say)
+    static ContainerSandbox open(DockerClient docker, Engine engine, EcrLogin ecr, SandboxRequest request,
+                                 Map<String, String> labels, Consumer<String> say)
             throws SandboxException, InterruptedException {
         boolean machine = request.executor() instanceof Machine;
         Docker executor = machine ? new Docker(List.of(plainImage(machineImage((Machine) request.executor()))))
@@ -100,7 +101,8 @@ final class ContainerSandbox implements Sandbox {
         try {
             Mounts mounts = Mounts.create(request.taskRoot());
             List<String> notes = new ArrayList<>();
-            Task task = new Task(request, labels, new ImagePuller(docker, ecr, request.variables(), say), machine);
+            Task task = new Task(request, labels, new ImagePuller(docker, ecr, request.variables(), say), machine,
+                    engine);
             DockerImage first = executor.images().get(0);
             InspectImageResponse primaryImage = task.puller().ensure(first);
             String primary = create(docker, primaryContainer(docker, task, first, primaryImage, mounts, executor),
@@ -118,7 +120,7 @@ final class ContainerSandbox implements Sandbox {
             }
             String remoteDocker = null;
             if (machine) {
-                remoteDocker = RemoteDocker.start(docker, task.puller(), primary, request.name(), labels,
+                remoteDocker = RemoteDocker.start(docker, engine, task.puller(), primary, request.name(), labels,
                         request.memoryMb(), made);
                 sidecars.add(remoteDocker);
             }
@@ -165,6 +167,7 @@ final class ContainerSandbox implements Sandbox {
                 hosts.add(service.name() + ":127.0.0.1");
             }
         }
+        hosts.addAll(task.engine().hostNames());
         HostConfig host = HostConfig.newHostConfig().withInit(true).withBinds(mounts.binds())
                 .withExtraHosts(hosts.toArray(String[]::new));
         if (request.cpu() > 0) {
@@ -337,8 +340,8 @@ final class ContainerSandbox implements Sandbox {
         if (remoteDocker == null) {
             List<String> made = new ArrayList<>();
             try {
-                remoteDocker = RemoteDocker.start(docker, task.puller(), primary, task.request().name(),
-                        task.labels(), task.request().memoryMb(), made);
+                remoteDocker = RemoteDocker.start(docker, task.engine(), task.puller(), primary,
+                        task.request().name(), task.labels(), task.request().memoryMb(), made);
             } finally {
                 sidecars.addAll(made);
             }

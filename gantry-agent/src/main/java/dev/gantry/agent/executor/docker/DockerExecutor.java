@@ -2,6 +2,7 @@ package dev.gantry.agent.executor.docker;
 
 import com.github.dockerjava.api.DockerClient;
 import com.github.dockerjava.api.model.Container;
+import com.github.dockerjava.api.model.Version;
 import com.github.dockerjava.core.DefaultDockerClientConfig;
 import com.github.dockerjava.core.DockerClientConfig;
 import com.github.dockerjava.core.DockerClientImpl;
@@ -41,6 +42,8 @@ public final class DockerExecutor implements Executor {
     private final String agentName;
     private final EcrLogin ecr;
     private final String process = processLabel(ProcessHandle.current());
+    /** Which engine answers at {@link #host}: asked once, by {@link #version} or the first task. */
+    private volatile Engine engine;
 
     /**
      * @param host      the Docker Engine API's address: {@code unix:///var/run/docker.sock},
@@ -87,21 +90,31 @@ public final class DockerExecutor implements Executor {
 
     /** Asks the runtime for its version: proves at start that the agent can run jobs, and names the runtime. */
     public String version() throws SandboxException {
+        Version v = askVersion();
+        return engine.title() + " " + v.getVersion() + " (API " + v.getApiVersion() + ") at " + host;
+    }
+
+    private Version askVersion() throws SandboxException {
         try {
-            var v = docker.versionCmd().exec();
-            String runtime = v.getComponents() != null && v.getComponents().stream()
-                    .anyMatch(c -> c.getName() != null && c.getName().toLowerCase().contains("podman")) ? "Podman"
-                    : "Docker";
-            return runtime + " " + v.getVersion() + " (API " + v.getApiVersion() + ") at " + host;
+            Version v = docker.versionCmd().exec();
+            engine = Engine.of(v);
+            return v;
         } catch (RuntimeException e) {
             throw new SandboxException("the container runtime at " + host + " does not answer: " + e.getMessage(), e);
         }
     }
 
+    private Engine engine() throws SandboxException {
+        if (engine == null) {
+            askVersion();
+        }
+        return engine;
+    }
+
     @Override
     public Sandbox open(SandboxRequest request, Consumer<String> say) throws SandboxException, InterruptedException {
-        return ContainerSandbox.open(docker, ecr, request, Map.of(AGENT_LABEL, agentName, PROCESS_LABEL, process,
-                TASK_LABEL, request.name()), say);
+        return ContainerSandbox.open(docker, engine(), ecr, request, Map.of(AGENT_LABEL, agentName, PROCESS_LABEL,
+                process, TASK_LABEL, request.name()), say);
     }
 
     @Override
