@@ -264,6 +264,23 @@ class ContainerExecutorIT {
     }
 
     @Test
+    void a_lost_lease_kills_the_step_and_removes_the_containers_without_completing_the_task() throws Exception {
+        ObjectNode a = Assignments.of(job("lost", List.of(image("cimg/base:2024.01", Map.of()),
+                image("cimg/base:2024.01", Map.of())), List.of(run("Wait", "echo started; sleep 600"))),
+                "", "main", "abc");
+        CompletableFuture<Optional<TaskOutcome>> running = harness.start(a);
+        await().atMost(Duration.ofSeconds(60)).until(() -> harness.api.task(Assignments.jobId(a)) != null
+                && harness.api.task(Assignments.jobId(a)).outputText().contains("started"));
+        assertThat(containersOf(Assignments.jobId(a))).hasSize(2);
+
+        harness.api.task(Assignments.jobId(a)).revoked = true; // the server gave the task to another agent
+
+        assertThat(running.get(60, TimeUnit.SECONDS)).as("nothing more is sent about it").isEmpty();
+        assertThat(harness.api.task(Assignments.jobId(a)).status()).isNull();
+        assertThat(containersOf(Assignments.jobId(a))).isEmpty();
+    }
+
+    @Test
     void circleci_tests_split_by_timings_balances_four_nodes_from_the_stored_timings() throws Exception {
         Random random = new Random(28);
         Map<String, Double> seconds = new java.util.TreeMap<>();
