@@ -12,8 +12,8 @@ import picocli.CommandLine.Spec;
 @Command(name = "gantry", mixinStandardHelpOptions = true, versionProvider = GantryCommand.ManifestVersion.class,
         description = "Gantry, a self-hosted CI/CD server for CircleCI-style configs.",
         subcommands = {UpCommand.class, ServerCommand.class, AgentCommand.class, RunCommand.class,
-            ConfigCommand.class, OrbCommand.class, MasterKeyCommand.class, QueueCommand.class, SimCommand.class,
-            HelpCommand.class})
+            ConfigCommand.class, OrbCommand.class, UserCommand.class, MasterKeyCommand.class, QueueCommand.class,
+            SimCommand.class, HelpCommand.class})
 public final class GantryCommand implements Runnable {
     @Spec
     CommandSpec spec;

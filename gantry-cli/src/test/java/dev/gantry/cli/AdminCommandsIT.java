@@ -2,6 +2,7 @@ package dev.gantry.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.gantry.cli.client.GantryClient;
 import dev.gantry.server.GantryServer;
 import dev.gantry.server.ServerSettings;
 import dev.gantry.testkit.EmbeddedPostgresExtension;
@@ -18,11 +19,12 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The {@code gantry orb} commands, run as processes against a real server: import of a directory of packed orbs (the
- * compiler's test orbs: widely used published orbs, packed from their sources, see orbs/SOURCES.md there), list,
- * versions, show, and publish's refusal of a changed release.
+ * The commands that manage a running server, run as processes against a real one: {@code gantry orb} (import of a
+ * directory of packed orbs, the compiler's test orbs: widely used published orbs, packed from their sources, see
+ * orbs/SOURCES.md there; list, versions, show, and publish's refusal of a changed release), {@code gantry user} and
+ * {@code gantry master-key rotate}.
  */
-class OrbCommandsIT {
+class AdminCommandsIT {
     @RegisterExtension
     static final EmbeddedPostgresExtension pg = new EmbeddedPostgresExtension();
 
@@ -88,6 +90,34 @@ class OrbCommandsIT {
         assertThat(changed.err()).contains("HTTP 409", "a release never changes");
         assertThat(bad.code()).isEqualTo(2);
         assertThat(bad.err()).contains("'acme/slack' is not namespace/name@version");
+    }
+
+    @Test
+    void a_user_is_added_given_a_role_and_a_token_that_is_theirs() throws Exception {
+        Run added = gantry("user", "add", "ada", "--name", "Ada L.");
+        Run role = gantry("user", "role", "acme", "ada", "member");
+        Run token = gantry("user", "token", "ada", "--label", "laptop", "--days", "7");
+        Run badRole = gantry("user", "role", "acme", "ada", "owner");
+
+        assertThat(added.code()).as(added.err()).isZero();
+        assertThat(added.out()).isEqualTo("user ada added\n");
+        assertThat(role.out()).isEqualTo("ada is a member of acme\n");
+        assertThat(token.code()).as(token.err()).isZero();
+        String issued = token.out().lines().findFirst().orElseThrow();
+        assertThat(issued).startsWith("gnt_user_");
+        GantryClient asAda = new GantryClient(server.url(), issued);
+        assertThat(asAda.get("/api/v2/me").json().path("login").asText()).isEqualTo("ada");
+        assertThat(asAda.get("/api/v2/audit-log").status()).as("not a site admin").isEqualTo(403);
+        assertThat(badRole.code()).isEqualTo(2);
+        assertThat(gantry("user", "add", "ada").code()).as("taken").isEqualTo(1);
+    }
+
+    @Test
+    void the_master_key_rotates_while_the_server_runs() throws Exception {
+        Run rotated = gantry("master-key", "rotate");
+
+        assertThat(rotated.code()).as(rotated.err()).isZero();
+        assertThat(rotated.out()).startsWith("master key mk-").contains("retired [\"mk-");
     }
 
     private Run gantry(String... arguments) throws IOException, InterruptedException {
