@@ -33,9 +33,16 @@ import java.util.regex.Pattern;
  * @param repositories  which repositories projects may name ({@code GANTRY_ALLOW_LOCAL_REPOSITORIES},
  *                      {@code GANTRY_ALLOW_PRIVATE_NETWORKS}, see {@link RepositoryPolicy}); by default public hosts
  *                      over https, ssh and git only
+ * @param externalUrl   the URL clients reach the server at ({@code GANTRY_EXTERNAL_URL}, e.g. the proxy's
+ *                      {@code https://ci.example.com}), which absolute URLs in answers start with, never the request's
+ *                      {@code Host}; null, the default, for {@link #localUrl} of where the server listens
+ * @param maxPipelineJobs the most jobs a pipeline's workflows may have together, after matrix expansion
+ *                        ({@code GANTRY_MAX_PIPELINE_JOBS}, default {@value #DEFAULT_MAX_PIPELINE_JOBS}); a config
+ *                        with more errors its pipeline
  */
 public record ServerSettings(String host, int port, AgentSettings agent, RetentionSettings retention,
-                             URI orbRegistry, TlsSettings tls, Path masterKeyFile, RepositoryPolicy repositories) {
+                             URI orbRegistry, TlsSettings tls, Path masterKeyFile, RepositoryPolicy repositories,
+                             URI externalUrl, int maxPipelineJobs) {
     /** The environment variable {@link #orbRegistry()} is read from. */
     public static final String ORB_REGISTRY_VARIABLE = "GANTRY_ORB_REGISTRY";
     /** The environment variable {@link #host()} is read from. */
@@ -65,6 +72,32 @@ public record ServerSettings(String host, int port, AgentSettings agent, Retenti
         if (orbRegistry != null && !validRegistry(orbRegistry)) {
             throw new IllegalArgumentException("the orb registry " + REGISTRY_RULE + ", got " + orbRegistry);
         }
+        if (externalUrl != null && !validExternalUrl(externalUrl)) {
+            throw new IllegalArgumentException("the external URL " + EXTERNAL_URL_RULE + ", got " + externalUrl);
+        }
+        if (maxPipelineJobs < 1 || maxPipelineJobs > MAX_PIPELINE_JOBS_LIMIT) {
+            throw new IllegalArgumentException("the most jobs of a pipeline " + MAX_PIPELINE_JOBS_RULE + ", got "
+                    + maxPipelineJobs);
+        }
+    }
+
+    /** The environment variable {@link #externalUrl()} is read from. */
+    public static final String EXTERNAL_URL_VARIABLE = "GANTRY_EXTERNAL_URL";
+    /** The rule an external URL follows, as error messages state it. */
+    public static final String EXTERNAL_URL_RULE = "must be an http or https URL with a host and no user, query or "
+            + "fragment, e.g. https://ci.example.com";
+    /** The environment variable {@link #maxPipelineJobs()} is read from. */
+    public static final String MAX_PIPELINE_JOBS_VARIABLE = "GANTRY_MAX_PIPELINE_JOBS";
+    public static final int DEFAULT_MAX_PIPELINE_JOBS = 1_000;
+    static final int MAX_PIPELINE_JOBS_LIMIT = 100_000;
+    /** The rule {@link #maxPipelineJobs()} follows, as error messages state it. */
+    public static final String MAX_PIPELINE_JOBS_RULE = "must be a whole number from 1 to " + MAX_PIPELINE_JOBS_LIMIT;
+
+    /** True when {@code url} may be the external URL: absolute http or https, a host, no user, query or fragment. */
+    public static boolean validExternalUrl(URI url) {
+        return url.isAbsolute() && url.getHost() != null && url.getRawUserInfo() == null
+                && url.getRawQuery() == null && url.getRawFragment() == null
+                && ("http".equals(url.getScheme()) || "https".equals(url.getScheme()));
     }
 
     /** The rule an orb registry URL follows, as error messages state it. */
@@ -78,7 +111,8 @@ public record ServerSettings(String host, int port, AgentSettings agent, Retenti
 
     /** The loopback interface, {@code port} and {@code agent}, and the default retention. */
     public ServerSettings(int port, AgentSettings agent) {
-        this(HOST, port, agent, RetentionSettings.defaults(), null, null, null, RepositoryPolicy.PUBLIC_ONLY);
+        this(HOST, port, agent, RetentionSettings.defaults(), null, null, null, RepositoryPolicy.PUBLIC_ONLY, null,
+                DEFAULT_MAX_PIPELINE_JOBS);
     }
 
     /** {@code port} and the agent settings' defaults. */
@@ -103,7 +137,46 @@ public record ServerSettings(String host, int port, AgentSettings agent, Retenti
                 orbRegistryFromEnvironment(environment), TlsSettings.fromEnvironment(environment),
                 masterKeyFileFromEnvironment(environment), new RepositoryPolicy(
                         flag(environment, RepositoryPolicy.LOCAL_VARIABLE),
-                        flag(environment, RepositoryPolicy.PRIVATE_VARIABLE)));
+                        flag(environment, RepositoryPolicy.PRIVATE_VARIABLE)),
+                externalUrlFromEnvironment(environment), maxPipelineJobsFromEnvironment(environment));
+    }
+
+    private static URI externalUrlFromEnvironment(Map<String, String> environment) {
+        String text = environment.get(EXTERNAL_URL_VARIABLE);
+        if (text == null) {
+            return null;
+        }
+        if (text.isBlank()) {
+            throw new InvalidServerSettingException(EXTERNAL_URL_VARIABLE + " is set but empty; unset it to use the "
+                    + "URL the server listens on");
+        }
+        try {
+            URI url = new URI(text.strip());
+            if (validExternalUrl(url)) {
+                return url;
+            }
+        } catch (java.net.URISyntaxException notAUrl) {
+            // reported below, like a URL of another scheme
+        }
+        throw new InvalidServerSettingException(EXTERNAL_URL_VARIABLE + " " + EXTERNAL_URL_RULE + ", got '" + text
+                + "'");
+    }
+
+    private static int maxPipelineJobsFromEnvironment(Map<String, String> environment) {
+        String text = environment.get(MAX_PIPELINE_JOBS_VARIABLE);
+        if (text == null) {
+            return DEFAULT_MAX_PIPELINE_JOBS;
+        }
+        try {
+            int max = Integer.parseInt(text.strip());
+            if (max >= 1 && max <= MAX_PIPELINE_JOBS_LIMIT) {
+                return max;
+            }
+        } catch (NumberFormatException notAWholeNumber) {
+            // reported below, like a number out of range
+        }
+        throw new InvalidServerSettingException(MAX_PIPELINE_JOBS_VARIABLE + " " + MAX_PIPELINE_JOBS_RULE + ", got '"
+                + text + "'");
     }
 
     private static URI orbRegistryFromEnvironment(Map<String, String> environment) {
@@ -184,37 +257,56 @@ public record ServerSettings(String host, int port, AgentSettings agent, Retenti
 
     /** These settings with another host. */
     public ServerSettings withHost(String host) {
-        return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories);
+        return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories, externalUrl,
+                maxPipelineJobs);
     }
 
     /** These settings with another port. */
     public ServerSettings withPort(int port) {
-        return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories);
+        return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories, externalUrl,
+                maxPipelineJobs);
     }
 
     /** These settings with other agent timings. */
     public ServerSettings withAgent(AgentSettings agent) {
-        return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories);
+        return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories, externalUrl,
+                maxPipelineJobs);
     }
 
     /** These settings with another orb registry, or null for none. */
     public ServerSettings withOrbRegistry(URI orbRegistry) {
-        return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories);
+        return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories, externalUrl,
+                maxPipelineJobs);
     }
 
     /** These settings with other retention periods. */
     public ServerSettings withRetention(RetentionSettings retention) {
-        return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories);
+        return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories, externalUrl,
+                maxPipelineJobs);
     }
 
     /** These settings with another repository policy. */
     public ServerSettings withRepositories(RepositoryPolicy repositories) {
-        return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories);
+        return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories, externalUrl,
+                maxPipelineJobs);
     }
 
     /** These settings with HTTPS on {@code tls}'s port, or null for HTTP only. */
     public ServerSettings withTls(TlsSettings tls) {
-        return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories);
+        return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories, externalUrl,
+                maxPipelineJobs);
+    }
+
+    /** These settings with another external URL, or null for where the server listens. */
+    public ServerSettings withExternalUrl(URI externalUrl) {
+        return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories,
+                externalUrl, maxPipelineJobs);
+    }
+
+    /** These settings with another most jobs of a pipeline. */
+    public ServerSettings withMaxPipelineJobs(int maxPipelineJobs) {
+        return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories,
+                externalUrl, maxPipelineJobs);
     }
 
     /** True when {@code host} follows {@link #HOST_RULE} (as far as its characters tell). */

@@ -109,4 +109,36 @@ class ServerSettingsTest {
                 "GANTRY_TLS_CERT", "c.pem", "GANTRY_TLS_KEY", "k.pem")))
                 .isInstanceOf(InvalidServerSettingException.class).hasMessageContaining("GANTRY_HTTPS_PORT must be 0");
     }
+
+    @Test
+    void the_external_url_is_where_the_server_listens_unless_gantry_external_url_names_one() {
+        assertThat(ServerSettings.fromEnvironment(Map.of()).externalUrl()).isNull();
+        assertThat(ServerSettings.fromEnvironment(Map.of("GANTRY_EXTERNAL_URL", " https://ci.example.com/gantry "))
+                .externalUrl()).hasToString("https://ci.example.com/gantry");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"ci.example.com", "ftp://ci.example.com", "https://user:pw@ci.example.com",
+        "https://ci.example.com/?x=1", "https://ci.example.com/#top", "https:///path", "http://exa mple"})
+    void a_bad_gantry_external_url_names_the_variable_and_the_rule(String value) {
+        assertThatThrownBy(() -> ServerSettings.fromEnvironment(Map.of("GANTRY_EXTERNAL_URL", value)))
+                .isInstanceOf(InvalidServerSettingException.class)
+                .hasMessage("GANTRY_EXTERNAL_URL must be an http or https URL with a host and no user, query or "
+                        + "fragment, e.g. https://ci.example.com, got '" + value + "'");
+        assertThatThrownBy(() -> ServerSettings.fromEnvironment(Map.of("GANTRY_EXTERNAL_URL", " ")))
+                .hasMessageContaining("GANTRY_EXTERNAL_URL is set but empty");
+    }
+
+    @Test
+    void a_pipeline_has_at_most_1000_jobs_unless_gantry_max_pipeline_jobs_says_otherwise() {
+        assertThat(ServerSettings.fromEnvironment(Map.of()).maxPipelineJobs()).isEqualTo(1000);
+        assertThat(ServerSettings.defaults().maxPipelineJobs()).isEqualTo(1000);
+        assertThat(ServerSettings.fromEnvironment(Map.of("GANTRY_MAX_PIPELINE_JOBS", "5000")).maxPipelineJobs())
+                .isEqualTo(5000);
+        for (String bad : new String[] {"0", "-1", "100001", "1e3", "many", ""}) {
+            assertThatThrownBy(() -> ServerSettings.fromEnvironment(Map.of("GANTRY_MAX_PIPELINE_JOBS", bad)))
+                    .as(bad).isInstanceOf(InvalidServerSettingException.class)
+                    .hasMessage("GANTRY_MAX_PIPELINE_JOBS must be a whole number from 1 to 100000, got '" + bad + "'");
+        }
+    }
 }

@@ -8,7 +8,8 @@ import java.util.Optional;
 /**
  * Decides, in one place for the server, whether a failure means "the database cannot take this now, try later"
  * (503 with {@code Retry-After}) rather than a bug (500), by {@link SqlStates}'s rule, the one gantry-queue
- * uses too, so that the server's own statements and the queue's answer alike.
+ * uses too, so that the server's own statements and the queue's answer alike; and a request's lock wait that ran out
+ * ({@link RequestLocks}).
  */
 public final class DatabaseFailures {
     /** How long a client should wait when the failure itself does not say. */
@@ -23,6 +24,9 @@ public final class DatabaseFailures {
             if (t instanceof QueueUnavailableException queue) {
                 return Optional.of(queue.retryAfter());
             }
+        }
+        if (RequestLocks.timedOut(failure)) { // a lock another transaction holds: it may be free by then
+            return Optional.of(RequestLocks.RETRY_AFTER);
         }
         if (SqlStates.unavailable(failure)) {
             return Optional.of(DEFAULT_RETRY_AFTER);

@@ -15,8 +15,8 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>{@link ApiException}: its status and message, and {@code "field"} when one field is at fault;</li>
  *   <li>Javalin's own (no such route 404, wrong method 405, ...): their status, with a message of ours;</li>
- *   <li>the database unable to take the request ({@link DatabaseFailures}): 503 with {@code Retry-After} in
- *       seconds;</li>
+ *   <li>the database unable to take the request ({@link DatabaseFailures}), or a lock the request needs held past
+ *       {@link RequestLocks#LOCK_TIMEOUT}: 503 with {@code Retry-After} in seconds;</li>
  *   <li>anything else: 500 with an {@code "error_id"} that is also in the log beside the stack trace, and nothing of
  *       the cause (no SQL text, no exception message) in the answer.</li>
  * </ul>
@@ -38,11 +38,15 @@ public final class ErrorResponses {
             Optional<Duration> retryAfter = DatabaseFailures.retryAfter(failure);
             if (retryAfter.isPresent()) {
                 long seconds = Math.max(1, (retryAfter.get().toMillis() + 999) / 1000);
-                LOG.warn("{} {}: the database is unavailable, answered 503 ({})", ctx.method(), ctx.path(),
-                        rootCause(failure));
+                LOG.warn("{} {}: {}, answered 503 ({})", ctx.method(), ctx.path(), RequestLocks.timedOut(failure)
+                        ? "a lock wait ran out" : "the database is unavailable", rootCause(failure));
                 ctx.header("Retry-After", Long.toString(seconds));
-                Json.respond(ctx, 503, body("the database cannot take this request now; retry after " + seconds
-                        + (seconds == 1 ? " second" : " seconds"), null, null));
+                String after = "retry after " + seconds + (seconds == 1 ? " second" : " seconds");
+                Json.respond(ctx, 503, body(RequestLocks.timedOut(failure)
+                        ? "another request holds a lock this one needs (on the project, workflow or job it names) "
+                        + "and did not release it within " + RequestLocks.LOCK_TIMEOUT.toSeconds() + " seconds; "
+                        + "nothing was written; " + after
+                        : "the database cannot take this request now; " + after, null, null));
             } else {
                 String errorId = UUID.randomUUID().toString();
                 LOG.error("{} {} failed, error id {}", ctx.method(), ctx.path(), errorId, failure);

@@ -2,6 +2,7 @@ package dev.gantry.server.job;
 
 import dev.gantry.server.fleet.FleetView;
 import dev.gantry.server.http.ApiException;
+import dev.gantry.server.http.ExternalUrl;
 import dev.gantry.server.http.Json;
 import dev.gantry.server.http.PathParams;
 import dev.gantry.server.project.ProjectRoutes;
@@ -22,12 +23,17 @@ public final class JobRoutes {
     private final Jdbi jdbi;
     private final FleetView fleet;
     private final InstantSource clock;
+    private final ExternalUrl externalUrl;
 
-    /** @param jdbi with the SqlObject plugin installed */
-    public JobRoutes(Jdbi jdbi, FleetView fleet, InstantSource clock) {
+    /**
+     * @param jdbi        with the SqlObject plugin installed
+     * @param externalUrl where clients reach the server, which {@code web_url} starts with
+     */
+    public JobRoutes(Jdbi jdbi, FleetView fleet, InstantSource clock, ExternalUrl externalUrl) {
         this.jdbi = jdbi;
         this.fleet = fleet;
         this.clock = clock;
+        this.externalUrl = externalUrl;
     }
 
     /** Why the job waits, when it is blocked or queued; else null. */
@@ -42,10 +48,10 @@ public final class JobRoutes {
         };
     }
 
-    /** The job's URL on the server, under its Gantry slug, as the client reached the server. */
-    private static String webUrl(Context ctx, Job job) {
-        return ctx.scheme() + "://" + ctx.host() + "/api/v2/project/"
-                + new ProjectSlug(job.organization(), job.projectName()) + "/job/" + job.number();
+    /** The job's URL on the server, under its Gantry slug, on the external URL (never the request's Host). */
+    private String webUrl(Job job) {
+        return externalUrl.of("/api/v2/project/" + new ProjectSlug(job.organization(), job.projectName()) + "/job/"
+                + job.number());
     }
 
     public void get(Context ctx) {
@@ -56,7 +62,7 @@ public final class JobRoutes {
             JobDao jobs = h.attach(JobDao.class);
             Optional<Job> job = jobs.find(slug.organization(), slug.name(), number);
             return job.map(j -> JobDetailsJson.of(j, jobs.steps(j.id()), jobs.tasks(j.id()), waiting(h, jobs, j),
-                    webUrl(ctx, j)));
+                    webUrl(j)));
         }).orElseThrow(() -> ApiException.notFound("no job " + number + " in project " + slug));
         Json.respond(ctx, 200, details);
     }

@@ -1,6 +1,7 @@
 package dev.gantry.server.orchestrator;
 
 import dev.gantry.server.http.ApiException;
+import dev.gantry.server.http.RequestLocks;
 import dev.gantry.server.run.JobStatus;
 import dev.gantry.server.run.TaskStatus;
 import dev.gantry.server.run.WorkflowStatus;
@@ -43,6 +44,7 @@ public final class WorkflowCommands {
      */
     public void cancel(UUID workflowId, String caller) {
         jdbi.useTransaction(h -> {
+            RequestLocks.bound(h);
             OrchestratorDao dao = h.attach(OrchestratorDao.class);
             OrchestratorDao.Workflow workflow = dao.lockWorkflow(workflowId).orElseThrow(() -> unknown(workflowId));
             if (!workflow.status().terminal()) {
@@ -67,6 +69,7 @@ public final class WorkflowCommands {
      */
     public void cancelJob(String organization, String name, long number, String caller) {
         boolean queued = jdbi.inTransaction(h -> {
+            RequestLocks.bound(h);
             OrchestratorDao dao = h.attach(OrchestratorDao.class);
             OrchestratorDao.NumberedJob job = dao.findJob(organization, name, number).orElseThrow(() ->
                     ApiException.notFound("no job " + number + " in project gantry/" + organization + "/" + name));
@@ -133,6 +136,7 @@ public final class WorkflowCommands {
     public UUID rerun(UUID workflowId, Rerun how, String caller) {
         UUID rerun = UUID.randomUUID();
         boolean queued = jdbi.inTransaction(h -> {
+            RequestLocks.bound(h);
             OrchestratorDao dao = h.attach(OrchestratorDao.class);
             OrchestratorDao.Workflow workflow = dao.lockWorkflow(workflowId).orElseThrow(() -> unknown(workflowId));
             if (!workflow.status().terminal()) {
@@ -218,6 +222,7 @@ public final class WorkflowCommands {
      */
     public void approve(UUID workflowId, UUID approvalRequestId, String caller) {
         boolean queued = jdbi.inTransaction(h -> {
+            RequestLocks.bound(h);
             OrchestratorDao dao = h.attach(OrchestratorDao.class);
             dao.lockWorkflow(workflowId).orElseThrow(() -> unknown(workflowId));
             String status = dao.approvalStatus(workflowId, approvalRequestId).orElseThrow(() ->

@@ -1,6 +1,7 @@
 package dev.gantry.server.pipeline;
 
 import dev.gantry.server.http.ApiException;
+import java.util.List;
 import java.util.Optional;
 import java.util.regex.Pattern;
 
@@ -19,6 +20,21 @@ record IdempotencyKey(String value) {
         if (value == null || !VALUE.matcher(value).matches()) {
             throw new IllegalArgumentException(HEADER + " must be 1-255 printable ASCII characters");
         }
+    }
+
+    /**
+     * The key in a request's {@code Idempotency-Key} header lines, if it has one. Two or more lines are refused, not
+     * one of them picked: a client (or a proxy) that sent two keys meant two different things, and deduplicating on
+     * either could return another request's pipeline or make a second one.
+     *
+     * @throws ApiException 400 naming the header for more than one line, or a value that breaks the rule
+     */
+    static Optional<IdempotencyKey> fromHeaders(List<String> lines) {
+        if (lines.size() > 1) {
+            throw ApiException.invalid(HEADER, "send one " + HEADER + " header, not " + lines.size() + "; a request "
+                    + "has at most one key");
+        }
+        return fromHeader(lines.isEmpty() ? null : lines.getFirst());
     }
 
     /**

@@ -11,6 +11,7 @@ import dev.gantry.server.http.PathParams;
 import dev.gantry.server.project.ProjectRoutes;
 import dev.gantry.server.project.ProjectSlug;
 import io.javalin.http.Context;
+import java.util.Collections;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.regex.Pattern;
@@ -38,14 +39,16 @@ public final class PipelineRoutes {
     /**
      * Triggers a pipeline (of the repository's default branch when the body names neither branch nor tag, or there is
      * no body): 201 once it is committed, 200 with the original for a repeated {@code Idempotency-Key},
-     * 409 for a key reused with another request, 404 for an unknown project.
+     * 409 for a key reused with another request, 400 for two keys, 404 for an unknown project.
      */
     public void trigger(Context ctx) {
         ProjectSlug slug = ProjectRoutes.slugOf(ctx);
         // No body, or one without branch and tag, builds the default branch, as on CircleCI.
         TriggerRequest request = TriggerRequest.from(JsonFields.of(JsonBody.readObjectOrEmpty(ctx),
                 TriggerRequest.FIELDS));
-        Optional<IdempotencyKey> key = IdempotencyKey.fromHeader(ctx.header(IdempotencyKey.HEADER));
+        // Every line of the header, not the first: two keys are refused, not one of them picked.
+        Optional<IdempotencyKey> key = IdempotencyKey.fromHeaders(Collections.list(
+                ctx.req().getHeaders(IdempotencyKey.HEADER)));
         PipelineTriggers.Triggered triggered = triggers.trigger(slug, request, key,
                 ApiAuthentication.principal(ctx).login());
         Json.respond(ctx, triggered.created() ? 201 : 200, TriggeredJson.of(triggered.pipeline()));

@@ -6,6 +6,7 @@ import dev.gantry.queue.Queues;
 import dev.gantry.server.http.ApiException;
 import dev.gantry.server.http.Json;
 import dev.gantry.server.http.JsonFields;
+import dev.gantry.server.http.RequestLocks;
 import dev.gantry.server.project.Project;
 import dev.gantry.server.project.ProjectDao;
 import dev.gantry.server.project.ProjectRoutes;
@@ -134,7 +135,10 @@ public final class PipelineTriggers {
             RuntimeException> work) {
         for (int attempt = 1; ; attempt++) {
             try {
-                return jdbi.inTransaction(work);
+                return jdbi.inTransaction(h -> {
+                    RequestLocks.bound(h); // the project's row, for its next number: a slow holder gets a 503
+                    return work.withHandle(h);
+                });
             } catch (JdbiException e) {
                 if (attempt == ATTEMPTS || !mayConflict || !violates(e, constraint)) {
                     throw e;

@@ -1,6 +1,5 @@
 package dev.gantry.server.pipeline;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.gantry.server.http.ApiException;
 import dev.gantry.server.http.Json;
@@ -14,7 +13,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.SortedMap;
-import java.util.TreeMap;
 import java.util.regex.Pattern;
 
 /**
@@ -24,13 +22,13 @@ import java.util.regex.Pattern;
  *
  * @param ref        the branch or tag, or null for the repository's default branch
  * @param revision   the commit to build, 7 to 64 hex digits, or null
- * @param parameters pipeline parameters by name, each a string, number or boolean, sorted by name
+ * @param parameters pipeline parameters by name, each a string, number or boolean, sorted by name, as
+ *                   {@link PipelineParameters} checks them
  */
 record TriggerRequest(GitRef ref, String revision, SortedMap<String, Object> parameters) {
     static final Set<String> FIELDS = Set.of("branch", "tag", "revision", "parameters");
 
     private static final Pattern REVISION = Pattern.compile("[0-9a-fA-F]{7,64}");
-    private static final Pattern PARAMETER_NAME = Pattern.compile("[A-Za-z][A-Za-z0-9_-]{0,99}");
 
     /** Reads and checks an API trigger, which may name neither branch nor tag; each problem is a 400 naming it. */
     static TriggerRequest from(JsonFields fields) {
@@ -96,25 +94,6 @@ record TriggerRequest(GitRef ref, String revision, SortedMap<String, Object> par
     }
 
     private static SortedMap<String, Object> checkedParameters(ObjectNode object) {
-        SortedMap<String, Object> parameters = new TreeMap<>();
-        for (Map.Entry<String, JsonNode> field : object.properties()) {
-            String name = field.getKey();
-            JsonNode value = field.getValue();
-            if (!PARAMETER_NAME.matcher(name).matches()) {
-                throw ApiException.invalid("parameters." + name, "parameter names are a letter, then up to 99 "
-                        + "letters, digits, '_' or '-'; got " + ApiException.quote(name));
-            }
-            if (value.isTextual()) {
-                parameters.put(name, value.textValue());
-            } else if (value.isNumber()) {
-                parameters.put(name, value.numberValue());
-            } else if (value.isBoolean()) {
-                parameters.put(name, value.booleanValue());
-            } else {
-                throw ApiException.invalid("parameters." + name, "parameter \"" + name + "\" must be a string, "
-                        + "number or boolean");
-            }
-        }
-        return Collections.unmodifiableSortedMap(parameters);
+        return PipelineParameters.checked(object, "parameters");
     }
 }

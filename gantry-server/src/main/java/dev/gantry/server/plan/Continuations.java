@@ -6,7 +6,9 @@ import dev.gantry.config.ConfigCompiler;
 import dev.gantry.config.Limits;
 import dev.gantry.config.orb.OrbResolver;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.gantry.config.plan.Plan;
 import dev.gantry.scheduler.ResourceClasses;
+import dev.gantry.server.ServerSettings;
 import dev.gantry.server.http.ApiException;
 import dev.gantry.server.http.Json;
 import dev.gantry.server.http.JsonBody;
@@ -15,6 +17,7 @@ import io.javalin.http.Context;
 import dev.gantry.server.pipeline.Pipeline;
 import dev.gantry.server.pipeline.PipelineDao;
 import dev.gantry.server.pipeline.PipelineError;
+import dev.gantry.server.pipeline.PipelineParameters;
 import dev.gantry.server.project.Project;
 import dev.gantry.server.project.ProjectDao;
 import java.nio.charset.StandardCharsets;
@@ -29,7 +32,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.UUID;
 import org.jdbi.v3.core.Jdbi;
 import org.slf4j.Logger;
@@ -52,10 +54,22 @@ public final class Continuations {
     private final OrbResolver orbs;
     private final PlanStore store;
     private final InstantSource clock;
+    private final int maxPipelineJobs;
 
-    /** @param tasksQueued called after a commit that queued tasks, to wake agents waiting for work */
+    /** As the full constructor, with the default most jobs of a pipeline. */
     public Continuations(Jdbi jdbi, OrbResolver orbs, ResourceClasses classes, InstantSource clock,
                          Runnable tasksQueued) {
+        this(jdbi, orbs, classes, clock, tasksQueued, ServerSettings.DEFAULT_MAX_PIPELINE_JOBS);
+    }
+
+    /**
+     * @param tasksQueued     called after a commit that queued tasks, to wake agents waiting for work
+     * @param maxPipelineJobs the most jobs a pipeline may have, its setup workflow's and the continued config's
+     *                        together
+     */
+    public Continuations(Jdbi jdbi, OrbResolver orbs, ResourceClasses classes, InstantSource clock,
+                         Runnable tasksQueued, int maxPipelineJobs) {
+        this.maxPipelineJobs = maxPipelineJobs;
         this.jdbi = jdbi;
         this.orbs = orbs;
         this.store = new PlanStore(jdbi, classes, clock, tasksQueued);
@@ -114,7 +128,7 @@ public final class Continuations {
         }
         List<PipelineError> errors = !result.ok() ? PlanChecks.compileErrors(result.errors())
                 : result.plan().setup() ? List.of(new PipelineError(PipelineError.CONFIG, "a continued config "
-                + "cannot be a setup config ('setup: true')")) : List.of();
+                + "cannot be a setup config ('setup: true')")) : tooManyJobs(pipeline.id(), result.plan());
         if (!errors.isEmpty()) {
             store.erroredInSetup(pipeline.id(), errors);
             throw ApiException.badRequest("the continued config does not compile, so pipeline " + pipeline.number()
@@ -128,29 +142,28 @@ public final class Continuations {
                 result.plan().workflows().size());
     }
 
-    /** The parameters of a continuation request: a JSON object of strings, numbers and booleans, or nothing. */
+    /** The error when the setup workflow's jobs and the continued {@code plan}'s are more than a pipeline may have. */
+    private List<PipelineError> tooManyJobs(UUID pipelineId, Plan plan) {
+        int setupJobs = jdbi.withHandle(h -> h.createQuery("""
+                SELECT count(*) FROM gantry.job j JOIN gantry.workflow w ON w.id = j.workflow_id
+                WHERE w.pipeline_id = :id""").bind("id", pipelineId).mapTo(Integer.class).one());
+        int continued = PlanChecks.jobCount(plan);
+        return PlanChecks.tooManyJobs(setupJobs + continued, maxPipelineJobs, "the continued config's workflows have "
+                + continued + " jobs and the setup workflow " + setupJobs + ": together");
+    }
+
+    /**
+     * The parameters of a continuation request, or nothing: checked as a trigger's are
+     * ({@link PipelineParameters#checked}).
+     */
     static Map<String, Object> parameters(JsonNode node) {
         if (node == null || node.isNull()) {
             return Map.of();
         }
-        if (!node.isObject()) {
+        if (!(node instanceof ObjectNode object)) {
             throw ApiException.invalid("parameters", "\"parameters\" must be an object of pipeline parameters");
         }
-        Map<String, Object> out = new TreeMap<>();
-        node.properties().forEach(e -> {
-            JsonNode v = e.getValue();
-            if (v.isTextual()) {
-                out.put(e.getKey(), v.textValue());
-            } else if (v.isBoolean()) {
-                out.put(e.getKey(), v.booleanValue());
-            } else if (v.isIntegralNumber()) {
-                out.put(e.getKey(), v.longValue());
-            } else {
-                throw ApiException.invalid("parameters." + e.getKey(), "a pipeline parameter is a string, a whole "
-                        + "number or a boolean");
-            }
-        });
-        return out;
+        return PipelineParameters.checked(object, "parameters");
     }
 
     static String newKey() {

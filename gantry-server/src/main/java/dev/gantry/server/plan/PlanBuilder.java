@@ -8,6 +8,7 @@ import dev.gantry.queue.Message;
 import dev.gantry.queue.Queues;
 import dev.gantry.queue.Worker;
 import dev.gantry.scheduler.ResourceClasses;
+import dev.gantry.server.ServerSettings;
 import dev.gantry.server.http.DatabaseFailures;
 import dev.gantry.server.pipeline.Pipeline;
 import dev.gantry.server.pipeline.PipelineDao;
@@ -61,15 +62,25 @@ public final class PlanBuilder {
     private final OrbResolver orbs;
     private final PlanStore store;
     private final ResourceClasses classes;
+    private final int maxPipelineJobs;
+
+    /** As the full constructor, with the default most jobs of a pipeline. */
+    public PlanBuilder(Jdbi jdbi, Queues queues, ConfigSource configs, OrbResolver orbs,
+                       ResourceClasses classes, InstantSource clock, Runnable tasksQueued) {
+        this(jdbi, queues, configs, orbs, classes, clock, tasksQueued, ServerSettings.DEFAULT_MAX_PIPELINE_JOBS);
+    }
 
     /**
      * @param jdbi    with the SqlObject plugin installed
      * @param orbs        where the registry orbs that configs import come from
      * @param classes     the resource classes jobs may name
      * @param tasksQueued called after a commit that queued tasks, to wake agents waiting for work
+     * @param maxPipelineJobs the most jobs a pipeline's workflows may have together; a config with more errors the
+     *                        pipeline, making no job
      */
     public PlanBuilder(Jdbi jdbi, Queues queues, ConfigSource configs, OrbResolver orbs,
-                       ResourceClasses classes, InstantSource clock, Runnable tasksQueued) {
+                       ResourceClasses classes, InstantSource clock, Runnable tasksQueued, int maxPipelineJobs) {
+        this.maxPipelineJobs = maxPipelineJobs;
         this.classes = Objects.requireNonNull(classes, "classes");
         this.jdbi = Objects.requireNonNull(jdbi, "jdbi");
         this.queues = Objects.requireNonNull(queues, "queues");
@@ -178,6 +189,11 @@ public final class PlanBuilder {
         if (!result.ok()) {
             return errored(pipeline, config.revision(), PlanChecks.compileErrors(result.errors()));
         }
+        List<PipelineError> tooMany = PlanChecks.tooManyJobs(PlanChecks.jobCount(result.plan()), maxPipelineJobs,
+                "the config's workflows have");
+        if (!tooMany.isEmpty()) {
+            return errored(pipeline, config.revision(), tooMany);
+        }
         List<PipelineError> unrunnable = PlanChecks.unrunnable(result.plan(), classes);
         if (!unrunnable.isEmpty()) {
             return errored(pipeline, config.revision(), unrunnable);
@@ -188,7 +204,7 @@ public final class PlanBuilder {
         }
         LOG.info("pipeline {} #{} planned at {} from {}: {} workflows, {} jobs", pipeline.project(),
                 pipeline.number(), config.revision(), config.path(), result.plan().workflows().size(),
-                result.plan().workflows().stream().mapToInt(w -> w.jobs().size()).sum());
+                PlanChecks.jobCount(result.plan()));
         return Outcome.CREATED;
     }
 

@@ -33,6 +33,24 @@ final class PlanChecks {
         return out;
     }
 
+    /** The jobs of all of {@code plan}'s workflows, after matrix expansion. */
+    static int jobCount(Plan plan) {
+        return plan.workflows().stream().mapToInt(w -> w.jobs().size()).sum();
+    }
+
+    /**
+     * The error of a pipeline whose workflows would have {@code jobs} jobs together, over this server's {@code max}
+     * ({@code GANTRY_MAX_PIPELINE_JOBS}); empty within it. {@code what} says whose jobs they are.
+     */
+    static List<PipelineError> tooManyJobs(int jobs, int max, String what) {
+        if (jobs <= max) {
+            return List.of();
+        }
+        return List.of(new PipelineError(PipelineError.PLAN, what + " " + jobs + " jobs (after matrix expansion), "
+                + "more than the " + max + " a pipeline may have on this server (GANTRY_MAX_PIPELINE_JOBS); split "
+                + "the work into smaller matrices or separate pipelines"));
+    }
+
     /** What in {@code plan} this server cannot run: a build job of a resource class it does not know. */
     static List<PipelineError> unrunnable(Plan plan, ResourceClasses classes) {
         List<PipelineError> out = new ArrayList<>();

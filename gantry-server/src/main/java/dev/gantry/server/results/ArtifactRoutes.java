@@ -1,6 +1,7 @@
 package dev.gantry.server.results;
 
 import dev.gantry.server.http.ApiException;
+import dev.gantry.server.http.ExternalUrl;
 import dev.gantry.server.http.Json;
 import dev.gantry.server.http.ListJson;
 import dev.gantry.server.project.ProjectRoutes;
@@ -9,7 +10,6 @@ import dev.gantry.server.storage.BlobName;
 import dev.gantry.server.storage.BlobStore;
 import io.javalin.http.Context;
 import java.io.IOException;
-import java.net.URI;
 import java.net.URLConnection;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -22,8 +22,11 @@ import java.util.stream.Collectors;
 import org.jdbi.v3.core.Jdbi;
 
 /**
- * {@code GET /api/v2/project/{slug}/{job_number}/artifacts} (CircleCI's list: path, node index, download URL) and the
- * download behind each URL, {@code …/artifacts/{node}/{path…}}, with a content type guessed from the name.
+ * {@code GET /api/v2/project/{slug}/{job_number}/artifacts} (CircleCI's list: path, node index, download URL on the
+ * server's external URL) and the download behind each URL, {@code …/artifacts/{node}/{path…}}, with a content type
+ * guessed from the name. A download is always an attachment in a sandbox ({@code Content-Disposition: attachment},
+ * {@code Content-Security-Policy: sandbox}, {@code X-Content-Type-Options: nosniff}): an artifact is whatever a job
+ * wrote, and an HTML or SVG file rendered in the server's origin could act with the reader's credentials there.
  * Thread-safe.
  */
 final class ArtifactRoutes {
@@ -40,18 +43,19 @@ final class ArtifactRoutes {
     private final Jdbi jdbi;
     private final JobLookup jobs;
     private final BlobStore blobs;
+    private final ExternalUrl externalUrl;
 
-    ArtifactRoutes(Jdbi jdbi, JobLookup jobs, BlobStore blobs) {
+    ArtifactRoutes(Jdbi jdbi, JobLookup jobs, BlobStore blobs, ExternalUrl externalUrl) {
         this.jdbi = jdbi;
         this.jobs = jobs;
         this.blobs = blobs;
+        this.externalUrl = externalUrl;
     }
 
     void list(Context ctx) {
         JobResultsDao.Job job = jobs.find(ctx, "job_number");
         String base = "/api/v2/project/" + ProjectRoutes.slugOf(ctx) + "/" + ctx.pathParam("job_number")
                 + "/artifacts/";
-        URI request = URI.create(ctx.fullUrl());
         ResultPages.Position from = ResultPages.requested(ctx, "");
         List<JobResultsDao.Artifact> page = jdbi.withExtension(JobResultsDao.class, dao -> dao.artifacts(job.id(),
                 from.node(), from.key(), ResultPages.SIZE));
@@ -59,7 +63,7 @@ final class ArtifactRoutes {
             Map<String, Object> item = new LinkedHashMap<>();
             item.put("path", a.path());
             item.put("node_index", a.nodeIndex());
-            item.put("url", request.resolve(base + a.nodeIndex() + "/" + encode(a.path())).toString());
+            item.put("url", externalUrl.of(base + a.nodeIndex() + "/" + encode(a.path())));
             return item;
         }).toList();
         Json.respond(ctx, 200, new ListJson<>(items, page.isEmpty() ? null : ResultPages.next(page,
@@ -80,9 +84,28 @@ final class ArtifactRoutes {
         BlobStore.Blob blob = blobs.open(BlobLayout.artifact(job.id(), Integer.parseInt(nodeText), path))
                 .orElseThrow(() -> ApiException.notFound("artifact " + ApiException.quote(pathText) + " has no file"));
         ctx.contentType(contentType(path.fileName()));
+        // Whatever the type: saved, not shown, and if shown anyway (a browser that ignores the disposition), not
+        // sniffed into something else and without scripts, forms or the server's origin.
+        ctx.header("Content-Disposition", attachment(path.fileName()));
         ctx.header("X-Content-Type-Options", "nosniff");
+        ctx.header("Content-Security-Policy", CONTENT_SECURITY_POLICY);
         // No Content-Length: Javalin may compress a text artifact for a client that accepts gzip.
         ctx.result(blob.content());
+    }
+
+    /** What an artifact may do when a browser shows it anyway: nothing (no scripts, no origin, no loads). */
+    static final String CONTENT_SECURITY_POLICY = "default-src 'none'; sandbox";
+
+    /**
+     * {@code attachment} with the file's name (RFC 6266): an ASCII fallback in {@code filename}, where anything but
+     * printable ASCII, quotes and backslashes becomes {@code _}, and the exact name in {@code filename*}.
+     */
+    static String attachment(String fileName) {
+        StringBuilder fallback = new StringBuilder();
+        fileName.chars().forEach(c -> fallback.append(c >= 0x20 && c < 0x7F && c != '"' && c != '\\' ? (char) c
+                : '_'));
+        return "attachment; filename=\"" + fallback + "\"; filename*=UTF-8''"
+                + URLEncoder.encode(fileName, StandardCharsets.UTF_8).replace("+", "%20").replace("*", "%2A");
     }
 
     /** The content type for a file name: a known extension, else Java's guess, else octet-stream. */

@@ -2,6 +2,7 @@ package dev.gantry.server.results;
 
 import dev.gantry.server.auth.Access;
 import dev.gantry.server.auth.ApiRoutes;
+import dev.gantry.server.http.ExternalUrl;
 import dev.gantry.server.storage.BlobStore;
 import dev.gantry.server.storage.OutputStore;
 import org.jdbi.v3.core.Jdbi;
@@ -17,11 +18,12 @@ public final class ResultsApi implements AutoCloseable {
     private final ArtifactRoutes artifacts;
     private final TestRoutes tests;
 
-    public ResultsApi(Jdbi jdbi, BlobStore blobs, OutputStore outputs) {
+    /** @param externalUrl where clients reach the server, which artifact {@code url}s start with */
+    public ResultsApi(Jdbi jdbi, BlobStore blobs, OutputStore outputs, ExternalUrl externalUrl) {
         JobLookup jobs = new JobLookup(jdbi);
         this.follower = new OutputFollower(jdbi, outputs);
         this.output = new OutputRoutes(jobs, outputs, follower);
-        this.artifacts = new ArtifactRoutes(jdbi, jobs, blobs);
+        this.artifacts = new ArtifactRoutes(jdbi, jobs, blobs, externalUrl);
         this.tests = new TestRoutes(jdbi, jobs);
     }
 

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.gantry.server.http.ApiException;
 import dev.gantry.server.http.Json;
+import dev.gantry.server.http.RequestLocks;
 import dev.gantry.server.pipeline.PipelineTrigger;
 import dev.gantry.server.pipeline.PipelineTriggers;
 import dev.gantry.server.project.ProjectDao;
@@ -140,6 +141,7 @@ public final class Schedules implements AutoCloseable {
     public Schedule update(UUID id, Fields fields) {
         Instant now = now();
         return jdbi.inTransaction(h -> {
+            RequestLocks.bound(h); // the schedule's row, which firing holds while it triggers
             Schedule old = h.createQuery("SELECT " + COLUMNS + " FROM gantry.schedule s JOIN gantry.project p "
                     + "ON p.id = s.project_id WHERE s.id = :id FOR UPDATE OF s").bind("id", id)
                     .map(Schedules::read).findOne().orElseThrow(() -> unknown(id));

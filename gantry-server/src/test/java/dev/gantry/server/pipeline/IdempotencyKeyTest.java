@@ -25,4 +25,17 @@ class IdempotencyKeyTest {
             assertThat(refused.field()).contains("Idempotency-Key");
         }
     }
+
+    @Test
+    void one_header_line_is_the_key_and_two_are_refused_even_when_equal() {
+        assertThat(IdempotencyKey.fromHeaders(java.util.List.of())).isEmpty();
+        assertThat(IdempotencyKey.fromHeaders(java.util.List.of("k1"))).contains(new IdempotencyKey("k1"));
+        for (java.util.List<String> lines : java.util.List.of(java.util.List.of("k1", "k2"),
+                java.util.List.of("k1", "k1"))) {
+            ApiException refused = catchThrowableOfType(ApiException.class, () -> IdempotencyKey.fromHeaders(lines));
+            assertThat(refused).as(lines.toString()).isNotNull();
+            assertThat(refused.field()).contains("Idempotency-Key");
+            assertThat(refused.getMessage()).contains("not 2");
+        }
+    }
 }

@@ -64,6 +64,8 @@ class TriggerRequestTest {
         "{\"branch\": \"main\", \"parameters\": {\"a\": [1]}}         | parameters.a",
         "{\"branch\": \"main\", \"parameters\": {\"a\": null}}        | parameters.a",
         "{\"branch\": \"main\", \"parameters\": {\"1a\": 1}}          | parameters.1a",
+        "{\"branch\": \"main\", \"parameters\": {\"a\": 1e400}}       | parameters.a",
+        "{\"branch\": \"main\", \"parameters\": {\"a\": -1e309}}      | parameters.a",
         "{\"branch\": \"main\", \"params\": {}}                       | params",
         "{\"branch\": 5}                                              | branch",
     })

@@ -82,4 +82,15 @@ class PlanChecksTest {
         assertThat(PlanChecks.unrunnable(new Plan(false, List.of(new PlanWorkflow("w", List.of(
                 PlannedJobsTest.job("build", JobType.BUILD, null, ALPINE, 1))))), ResourceClasses.defaults())).isEmpty();
     }
+
+    @Test
+    void a_pipeline_over_the_job_cap_is_one_plan_error_naming_the_count_and_the_cap() {
+        assertThat(PlanChecks.tooManyJobs(1000, 1000, "the config's workflows have")).isEmpty();
+        assertThat(PlanChecks.tooManyJobs(1001, 1000, "the config's workflows have")).singleElement()
+                .satisfies(error -> {
+                    assertThat(error.type()).isEqualTo(PipelineError.PLAN);
+                    assertThat(error.message()).startsWith("the config's workflows have 1001 jobs")
+                            .contains("the 1000 a pipeline may have", "GANTRY_MAX_PIPELINE_JOBS");
+                });
+    }
 }
