@@ -12,6 +12,7 @@ import dev.gantry.server.agent.AgentApi;
 import dev.gantry.server.agent.OpenClaims;
 import dev.gantry.server.agent.TaskWakeups;
 import dev.gantry.server.auth.AgentAuthentication;
+import dev.gantry.server.auth.AgentTokenRoutes;
 import dev.gantry.server.auth.ApiAuthentication;
 import dev.gantry.server.auth.ApiRoutes;
 import dev.gantry.server.auth.AuditLog;
@@ -27,6 +28,7 @@ import dev.gantry.server.fleet.ImagePools;
 import dev.gantry.server.fleet.PoolPauses;
 import dev.gantry.server.fleet.QueueInsights;
 import dev.gantry.server.fleet.SchedulerMatcher;
+import dev.gantry.server.http.ExternalUrl;
 import dev.gantry.server.job.JobRoutes;
 import dev.gantry.server.orb.OrbRoutes;
 import dev.gantry.server.orb.OrbStore;
@@ -36,11 +38,13 @@ import dev.gantry.server.orchestrator.WorkflowCommandRoutes;
 import dev.gantry.server.orchestrator.WorkflowCommands;
 import dev.gantry.server.pipeline.PipelineRoutes;
 import dev.gantry.server.pipeline.PipelineTriggers;
+import dev.gantry.server.plan.ConfigSource;
 import dev.gantry.server.plan.Continuations;
 import dev.gantry.server.plan.GitMirrors;
 import dev.gantry.server.plan.PlanBuilder;
 import dev.gantry.server.project.ProjectRoutes;
 import dev.gantry.server.project.Projects;
+import dev.gantry.server.project.RepositoryUrls;
 import dev.gantry.server.results.ResultsApi;
 import dev.gantry.server.retention.RetentionSweeper;
 import dev.gantry.server.schedule.ScheduleRoutes;
@@ -185,6 +189,7 @@ public final class GantryServer implements AutoCloseable {
         SecretBox secretBox = new SecretBox(jdbi, MasterKeys.open(settings.masterKeyFile() != null
                 ? settings.masterKeyFile() : home.resolve(MASTER_KEY_FILE)), clock);
         Secrets secrets = new Secrets(jdbi, secretBox, clock);
+        RepositoryUrls repositoryUrls = new RepositoryUrls(secretBox);
         ServerMetrics metrics = new ServerMetrics();
         metrics.bindPool(dataSource);
         Queues queues;
@@ -207,8 +212,13 @@ public final class GantryServer implements AutoCloseable {
                 fleetConfig.orgLimits(), settings.agent().heartbeatInterval().multipliedBy(3),
                 autoscaling == null ? FleetSnapshots.Overlay.NONE : autoscaling, claiming);
         AgentApi agents = new AgentApi(jdbi, queues, settings.agent(), new SchedulerMatcher(fleet, clock), claiming,
-                blobs, output, new AgentAuthentication(tokens.hash(TokenKind.AGENT)), secrets, clock);
-        ResultsApi results = new ResultsApi(jdbi, blobs, output);
+                blobs, output, new AgentAuthentication(tokens.hash(TokenKind.AGENT), jdbi), secrets, repositoryUrls, clock);
+        ExternalUrl externalUrl = settings.externalUrl() != null ? ExternalUrl.configured(settings.externalUrl())
+                : ExternalUrl.local();
+        if (settings.port() != 0) { // else known once HTTP has taken a port
+            externalUrl.listening(ServerSettings.localUrl(settings.host(), settings.port()));
+        }
+        ResultsApi results = new ResultsApi(jdbi, blobs, output, externalUrl);
         Runnable tasksQueued = agents.wakeups()::tasksQueued;
         String instance = ServerInstance.id(home);
         List<AutoCloseable> queueLoops = new ArrayList<>();
@@ -222,24 +232,32 @@ public final class GantryServer implements AutoCloseable {
             Schedules schedules = new Schedules(jdbi, triggers, clock).start();
             queueLoops.add(schedules);
             if (planPipelines) {
-                queueLoops.add(new PlanBuilder(jdbi, queues, GitMirrors.under(home, settings.repositories()), orbs,
-                        fleetConfig.resourceClasses(), clock, tasksQueued)
-                        .start(instance));
+                GitMirrors mirrors = GitMirrors.under(home, settings.repositories());
+                // The stored URL holds no credentials: the fetch gets them back from where they are sealed.
+                ConfigSource configs = (projectId, vcsUrl, ref, revision, notBefore) -> mirrors.fetch(projectId,
+                        jdbi.withHandle(h -> repositoryUrls.fetchable(h, projectId, vcsUrl)), ref, revision,
+                        notBefore);
+                queueLoops.add(new PlanBuilder(jdbi, queues, configs, orbs, fleetConfig.resourceClasses(), clock,
+                        tasksQueued, settings.maxPipelineJobs()).start(instance));
             }
             Users users = new Users(jdbi, clock, new SecureRandom()).ensureAdmin();
             HttpApi.Api api = HttpApi.create(settings.host(), settings.port(), settings.tls(),
                     new ApiAuthentication(tokens.hash(TokenKind.ADMIN), users), new RouteOwners(jdbi),
-                    new AuditLog(jdbi, clock), new ProjectRoutes(new Projects(jdbi, clock, settings.repositories())),
+                    new AuditLog(jdbi, clock), new ProjectRoutes(new Projects(jdbi, clock, settings.repositories(), repositoryUrls)),
                     new PipelineRoutes(triggers),
-                    new WorkflowRoutes(new Workflows(jdbi)), new JobRoutes(jdbi, new FleetView(fleet), clock),
+                    new WorkflowRoutes(new Workflows(jdbi)), new JobRoutes(jdbi, new FleetView(fleet), clock,
+                            externalUrl),
                     new WorkflowCommandRoutes(new WorkflowCommands(jdbi, clock, tasksQueued)),
                     new QueueInsights(jdbi, fleet, clock), new FleetInsights(jdbi, autoscaling),
                     new PoolPauses(jdbi, clock), new QueueAdminRoutes(queues), metrics, agents, results,
                     new OrbRoutes(orbs), new WebhookRoutes(jdbi, triggers, clock),
-                    new Continuations(jdbi, orbs, fleetConfig.resourceClasses(), clock, tasksQueued),
-                    new ScheduleRoutes(schedules), new SecretRoutes(secrets, secretBox), new UserRoutes(users));
+                    new Continuations(jdbi, orbs, fleetConfig.resourceClasses(), clock, tasksQueued,
+                            settings.maxPipelineJobs()),
+                    new ScheduleRoutes(schedules), new SecretRoutes(secrets, secretBox), new UserRoutes(users),
+                    new AgentTokenRoutes(jdbi, clock, new SecureRandom()));
             Javalin http = api.http();
             startHttp(http, settings);
+            externalUrl.listening(ServerSettings.localUrl(settings.host(), httpPort(http)));
             agents.start();
             if (autoscaling != null) {
                 queueLoops.addFirst(autoscaling); // first to stop: it stops the agents it started

@@ -3,6 +3,7 @@ package dev.gantry.server;
 import dev.gantry.server.admin.QueueAdminRoutes;
 import dev.gantry.server.agent.AgentApi;
 import dev.gantry.server.auth.Access;
+import dev.gantry.server.auth.AgentTokenRoutes;
 import dev.gantry.server.auth.ApiAuthentication;
 import dev.gantry.server.auth.ApiRoutes;
 import dev.gantry.server.auth.AuditLog;
@@ -60,7 +61,7 @@ final class HttpApi {
                       FleetInsights fleetInsights, PoolPauses poolPauses, QueueAdminRoutes queueAdmin,
                       ServerMetrics metrics, AgentApi agents, ResultsApi results, OrbRoutes orbs,
                       WebhookRoutes webhooks, Continuations continuations, ScheduleRoutes schedules,
-                      SecretRoutes secrets, UserRoutes users) {
+                      SecretRoutes secrets, UserRoutes users, AgentTokenRoutes agentTokens) {
         ErrorResponses errors = new ErrorResponses();
         List<ApiRoutes.Route> table = new ArrayList<>();
         Javalin http = Javalin.create(config -> {
@@ -174,6 +175,9 @@ final class HttpApi {
             api.put(organization + "/group/{group}/member/{login}", organizationAdmin, users::addToGroup);
             api.delete(organization + "/group/{group}/member/{login}", organizationAdmin, users::removeFromGroup);
             api.get("/api/v2/audit-log", Access.SITE_ADMIN, audit::all);
+            api.post(organization + "/agent-token", organizationAdmin, agentTokens::issue);
+            api.get(organization + "/agent-token", organizationAdmin, agentTokens::list);
+            api.delete(organization + "/agent-token/{id}", organizationAdmin, agentTokens::revoke);
             table.addAll(api.table());
             // Outside /api/v2: a forge has no API token; the route checks the delivery's signature instead.
             config.routes.post("/webhooks/{provider}", webhooks::receive);

@@ -255,10 +255,14 @@ class AgentClaimsIT {
 
     @Test
     void an_unknown_agent_gets_404_and_registers_again() {
-        ApiClient.Answer answer = agent.claim(UUID.randomUUID().toString(), 1, 1);
+        String forgotten = agent.registered("host-1");
+        server.jdbi().useHandle(h -> h.execute("DELETE FROM gantry.agent WHERE id = ?", UUID.fromString(forgotten)));
+
+        ApiClient.Answer answer = agent.claim(forgotten, 1, 1);
 
         assertThat(answer.status()).as(answer.body()).isEqualTo(404);
         assertThat(answer.text("message")).contains("register again");
+        assertThat(agent.register("host-1", 1, 1).status()).isEqualTo(201);
     }
 
     @Test

@@ -4,10 +4,14 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.net.http.HttpRequest;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * An agent's side of docs/agent-protocol.md over loopback, with the agent token as {@code Authorization: Bearer}.
+ * An agent's side of docs/agent-protocol.md over loopback: registers with the agent token, then calls as each agent
+ * with the credential its registration answered (by the agent id in the path, or the lease its claim got; else the
+ * agent registered last).
  * Each method returns the raw answer so that tests can check statuses. Thread-safe.
  */
 final class AgentClient {
@@ -15,6 +19,9 @@ final class AgentClient {
 
     private final ApiClient http;
     private final String token;
+    private final Map<String, String> credentials = new ConcurrentHashMap<>();
+    private final Map<String, String> leases = new ConcurrentHashMap<>();
+    private volatile String lastCredential;
 
     AgentClient(ApiClient anonymous, String token) {
         this.http = anonymous;
@@ -29,14 +36,28 @@ final class AgentClient {
     }
 
     ApiClient.Answer register(String name, int cpu, int memoryMb) {
-        return post(PREFIX + "/register", String.format(
-                "{\"name\": \"%s\", \"cpu\": %d, \"memory_mb\": %d, \"version\": \"0.1.0\"}", name, cpu, memoryMb));
+        return remember(post(PREFIX + "/register", String.format(
+                "{\"name\": \"%s\", \"cpu\": %d, \"memory_mb\": %d, \"version\": \"0.1.0\"}", name, cpu, memoryMb)));
+    }
+
+    /** Keeps the credential a registration answered, for the agent's later calls. */
+    private ApiClient.Answer remember(ApiClient.Answer registered) {
+        if (registered.status() == 201) {
+            credentials.put(registered.text("id"), registered.text("credential"));
+            lastCredential = registered.text("credential");
+        }
+        return registered;
+    }
+
+    /** The credential of the agent {@code agentId} registered as. */
+    String credential(String agentId) {
+        return credentials.get(agentId);
     }
 
     /** Registers an agent of the pool {@code pool}, as large as {@link #claimed(String)} says it has free. */
     String registeredInPool(String name, String pool) {
-        ApiClient.Answer answer = post(PREFIX + "/register", String.format(
-                "{\"name\": \"%s\", \"cpu\": 64, \"memory_mb\": %d, \"pool\": \"%s\"}", name, 1 << 20, pool));
+        ApiClient.Answer answer = remember(post(PREFIX + "/register", String.format(
+                "{\"name\": \"%s\", \"cpu\": 64, \"memory_mb\": %d, \"pool\": \"%s\"}", name, 1 << 20, pool)));
         if (answer.status() != 201) {
             throw new AssertionError("register: " + answer);
         }
@@ -58,8 +79,12 @@ final class AgentClient {
     }
 
     ApiClient.Answer claim(String agentId, int freeCpu, int freeMemoryMb) {
-        return post(PREFIX + "/agents/" + agentId + "/claim", String.format(
+        ApiClient.Answer answer = post(PREFIX + "/agents/" + agentId + "/claim", String.format(
                 "{\"free_cpu\": %d, \"free_memory_mb\": %d}", freeCpu, freeMemoryMb));
+        if (answer.status() == 200 && credentials.containsKey(agentId)) {
+            leases.put(answer.text("lease"), credentials.get(agentId));
+        }
+        return answer;
     }
 
     /** Claims with plenty of room; fails unless a task came. */
@@ -118,18 +143,33 @@ final class AgentClient {
 
     /** The bytes a 200 answer to GET {@code path} carries. */
     byte[] download(String path, String lease) {
-        return http.sendForBytes("GET", path, HttpRequest.BodyPublishers.noBody(), "Authorization", "Bearer " + token,
-                "Gantry-Lease", lease);
+        return http.sendForBytes("GET", path, HttpRequest.BodyPublishers.noBody(), "Authorization", "Bearer "
+                + bearer(path, lease), "Gantry-Lease", lease);
     }
 
-    /** Sends with the agent token and, unless null, the lease; {@code headers} are name, value, … */
+    /** Sends as the agent the call is for and, unless null, with the lease; {@code headers} are name, value, … */
     ApiClient.Answer send(String method, String path, HttpRequest.BodyPublisher body, String lease,
                           String... headers) {
-        List<String> all = new ArrayList<>(List.of("Authorization", "Bearer " + token));
+        List<String> all = new ArrayList<>(List.of("Authorization", "Bearer " + bearer(path, lease)));
         if (lease != null) {
             all.addAll(List.of("Gantry-Lease", lease));
         }
         all.addAll(List.of(headers));
         return http.send(method, path, body, all.toArray(String[]::new));
+    }
+
+    /** The registration token for {@code /register}; else the credential of the agent the path or lease names. */
+    private String bearer(String path, String lease) {
+        if (path.endsWith("/register")) {
+            return token;
+        }
+        String[] parts = path.split("/");
+        for (int i = 0; i + 1 < parts.length; i++) {
+            if (parts[i].equals("agents") && credentials.containsKey(parts[i + 1])) {
+                return credentials.get(parts[i + 1]);
+            }
+        }
+        String byLease = lease == null ? null : leases.get(lease);
+        return byLease != null ? byLease : lastCredential != null ? lastCredential : token;
     }
 }

@@ -5,11 +5,20 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.gantry.server.project.RepositoryPolicy;
+import dev.gantry.server.project.RepositoryUrls;
+import dev.gantry.server.secret.MasterKeys;
+import dev.gantry.server.secret.SecretBox;
 import dev.gantry.testkit.EmbeddedPostgresExtension;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.jdbi.v3.core.Jdbi;
+import org.jdbi.v3.sqlobject.SqlObjectPlugin;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -64,6 +73,18 @@ class RepositorySecurityIT {
         assertThat(created.text("vcs_url")).isEqualTo("https://github.com/acme/app.git");
         assertThat(server.api().get("/api/v2/project/gh/acme/app").body()).doesNotContain("s3cret");
         assertThat(server.api().get("/api/v2/project").body()).doesNotContain("s3cret");
+        // At rest: the URL without them, and the credentials sealed apart, opened only for fetches and checkouts.
+        Map<String, Object> row = server.jdbi().withHandle(h -> h.createQuery(
+                "SELECT id, vcs_url, vcs_credentials FROM gantry.project").mapToMap().one());
+        assertThat(row.get("vcs_url")).isEqualTo("https://github.com/acme/app.git");
+        assertThat(new String((byte[]) row.get("vcs_credentials"), StandardCharsets.ISO_8859_1))
+                .doesNotContain("s3cret", "bot");
+        Jdbi jdbi = Jdbi.create(pg.dataSource()).installPlugin(new SqlObjectPlugin());
+        RepositoryUrls urls = new RepositoryUrls(new SecretBox(jdbi, MasterKeys.open(home.resolve("master-key")),
+                InstantSource.system()));
+        String bare = "https://github.com/acme/app.git";
+        String fetched = jdbi.withHandle(h -> urls.fetchable(h, (UUID) row.get("id"), bare));
+        assertThat(fetched).isEqualTo("https://bot:s3cret-token@github.com/acme/app.git");
     }
 
     @Test

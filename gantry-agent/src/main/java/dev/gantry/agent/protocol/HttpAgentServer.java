@@ -58,9 +58,10 @@ public final class HttpAgentServer implements AgentServer {
                 Duration.ofMillis(r.path("heartbeat_interval_ms").asLong(2000)),
                 Duration.ofMillis(r.path("lease_timeout_ms").asLong(30000)),
                 Duration.ofMillis(r.path("poll_timeout_ms").asLong(25000)));
-        if (registration.id().isEmpty()) {
-            throw new ProtocolException("register", 201, "no agent id in " + r);
+        if (registration.id().isEmpty() || r.path("credential").asText().isEmpty()) {
+            throw new ProtocolException("register", 201, "no agent id or credential in the answer");
         }
+        calls.authenticateAs(r.path("credential").asText());
         pollTimeout = registration.pollTimeout();
         calls.capWaits(registration.heartbeatInterval());
         return registration;

@@ -27,7 +27,9 @@ final class HttpCalls {
 
     private final String server;
     private final URI base;
-    private final String token;
+    /** Registers; the registration answers the credential that every later call carries. */
+    private final String registrationToken;
+    private volatile String credential;
     private volatile RetryPolicy retry;
     private final RetryBudget budget;
     private volatile boolean budgetSpent;
@@ -36,7 +38,7 @@ final class HttpCalls {
     HttpCalls(String server, URI base, String token, RetryPolicy retry, RetryBudget budget) {
         this.server = server;
         this.base = base;
-        this.token = token;
+        this.registrationToken = token;
         this.retry = retry;
         this.budget = budget;
         this.http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10))
@@ -60,8 +62,14 @@ final class HttpCalls {
         }
     }
 
+    /** From now on, calls other than registering carry {@code credential}, the agent's own. */
+    void authenticateAs(String credential) {
+        this.credential = credential;
+    }
+
     HttpRequest.Builder request(String path) {
-        return HttpRequest.newBuilder(URI.create(base + path)).header("Authorization", "Bearer " + token)
+        String bearer = path.equals("/register") || credential == null ? registrationToken : credential;
+        return HttpRequest.newBuilder(URI.create(base + path)).header("Authorization", "Bearer " + bearer)
                 .header("Accept", "application/json");
     }
 

@@ -37,6 +37,8 @@ public final class FakeAgentApi implements AutoCloseable {
     private static final String BASE = "/api/agent/v1";
 
     public final String token = "gnt_agent_test";
+    /** What registering answers, and every later call must carry, as the real server's credentials. */
+    public final String credential = "gnt_agentkey_test";
     public volatile long heartbeatIntervalMs = 100;
     /** What {@code GET /timings} answers for every task: maps of file, classname, name and run_time. */
     public final List<Map<String, Object>> timings = Collections.synchronizedList(new ArrayList<>());
@@ -107,17 +109,18 @@ public final class FakeAgentApi implements AutoCloseable {
     private void handle(HttpExchange ex) throws IOException {
         try (ex) {
             String auth = ex.getRequestHeaders().getFirst("Authorization");
-            if (!("Bearer " + token).equals(auth)) {
-                reply(ex, 401, Map.of("message", "a valid agent token is required"));
+            String path = ex.getRequestURI().getRawPath().substring(BASE.length());
+            if (!("Bearer " + (path.equals("/register") ? token : credential)).equals(auth)) {
+                reply(ex, 401, Map.of("message", "a valid agent token (or, after registering, credential) is "
+                        + "required"));
                 return;
             }
-            String path = ex.getRequestURI().getRawPath().substring(BASE.length());
             String[] parts = path.split("/");
             if (path.equals("/register")) {
                 String id = UUID.randomUUID().toString();
                 registrations.add(JSON.readTree(ex.getRequestBody()).path("name").asText());
-                reply(ex, 201, Map.of("id", id, "heartbeat_interval_ms", heartbeatIntervalMs,
-                        "lease_timeout_ms", 30000, "poll_timeout_ms", pollTimeoutMs));
+                reply(ex, 201, Map.of("id", id, "credential", credential, "heartbeat_interval_ms",
+                        heartbeatIntervalMs, "lease_timeout_ms", 30000, "poll_timeout_ms", pollTimeoutMs));
             } else if (parts.length == 4 && parts[1].equals("agents") && parts[3].equals("claim")) {
                 claim(ex);
             } else if (parts.length >= 5 && parts[1].equals("tasks")) {

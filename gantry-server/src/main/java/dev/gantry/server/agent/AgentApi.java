@@ -2,6 +2,7 @@ package dev.gantry.server.agent;
 
 import dev.gantry.queue.Queues;
 import dev.gantry.server.auth.AgentAuthentication;
+import dev.gantry.server.project.RepositoryUrls;
 import dev.gantry.server.secret.Secrets;
 import dev.gantry.server.storage.BlobStore;
 import dev.gantry.server.storage.OutputStore;
@@ -41,10 +42,10 @@ public final class AgentApi implements AutoCloseable {
      */
     public AgentApi(Jdbi jdbi, Queues queues, AgentSettings settings, TaskMatcher matcher, OpenClaims claiming,
                     BlobStore blobs, OutputStore output, AgentAuthentication authentication, Secrets secrets,
-                    InstantSource clock) {
+                    RepositoryUrls repositoryUrls, InstantSource clock) {
         this.authentication = authentication;
         Leases leases = new Leases(jdbi, wakeups, settings, clock);
-        this.agents = new AgentRoutes(new Claims(jdbi, settings, matcher, wakeups, claiming, secrets, clock), leases, output, settings,
+        this.agents = new AgentRoutes(new Claims(jdbi, settings, matcher, wakeups, claiming, secrets, repositoryUrls, clock), leases, output, settings,
                 waiters, clock);
         this.reports = new TaskReportRoutes(jdbi, leases, blobs, clock);
         this.caches = new CacheRoutes(jdbi, leases, blobs, clock);

@@ -7,10 +7,13 @@ import org.jdbi.v3.sqlobject.statement.SqlUpdate;
 /** Every statement on {@code gantry.agent}. */
 interface AgentDao {
     @SqlUpdate("""
-            INSERT INTO gantry.agent (id, name, cpu, memory_mb, disk_gb, pool, registered_at, last_seen_at)
-            VALUES (:id, :name, :cpu, :memoryMb, :diskGb, :pool, :now, :now)
+            INSERT INTO gantry.agent (id, name, cpu, memory_mb, disk_gb, pool, registered_at, last_seen_at,
+                                      credential_hash, registration_token_id)
+            VALUES (:id, :name, :cpu, :memoryMb, :diskGb, :pool, :now, :now, CAST(:credentialHash AS bytea),
+                    CAST(:registrationTokenId AS uuid))
             """)
-    void insert(UUID id, String name, int cpu, int memoryMb, Integer diskGb, String pool, OffsetDateTime now);
+    void insert(UUID id, String name, int cpu, int memoryMb, Integer diskGb, String pool, OffsetDateTime now,
+                byte[] credentialHash, UUID registrationTokenId);
 
     /** @return 0 when there is no such agent */
     @SqlUpdate("UPDATE gantry.agent SET last_seen_at = :now WHERE id = :id")

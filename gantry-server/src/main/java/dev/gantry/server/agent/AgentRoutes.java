@@ -2,6 +2,9 @@ package dev.gantry.server.agent;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.gantry.scheduler.Instance;
+import dev.gantry.server.auth.AgentAuthentication;
+import dev.gantry.server.auth.ApiToken;
+import dev.gantry.server.auth.TokenKind;
 import dev.gantry.server.http.ApiException;
 import dev.gantry.server.http.Json;
 import dev.gantry.server.http.JsonBody;
@@ -13,6 +16,7 @@ import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.security.SecureRandom;
 import java.time.InstantSource;
 import java.time.temporal.ChronoUnit;
 import java.util.LinkedHashMap;
@@ -28,6 +32,7 @@ import java.util.concurrent.ExecutorService;
  * wait runs on a virtual thread of {@code waiters}, so a long poll holds no HTTP thread. Thread-safe.
  */
 final class AgentRoutes {
+    private static final SecureRandom RANDOM = new SecureRandom();
     private static final int MAX_NAME = 200;
 
     private final Claims claims;
@@ -62,9 +67,17 @@ final class AgentRoutes {
         if (!Instance.POOL_NAME.matcher(pool).matches()) {
             throw ApiException.invalid("pool", "\"pool\" must be 1 to 63 lower-case letters, digits, '.', '_' or '-'");
         }
-        UUID id = claims.register(name, cpu, memoryMb, diskGb, pool);
+        AgentAuthentication.Registrar registrar = AgentAuthentication.registrar(ctx);
+        if (registrar.pools() != null && !registrar.pools().contains(pool)) {
+            throw ApiException.forbidden("this registration token registers agents of pool"
+                    + (registrar.pools().size() == 1 ? " " : "s ") + String.join(", ", registrar.pools())
+                    + ", not " + pool);
+        }
+        ApiToken credential = ApiToken.generate(TokenKind.AGENT_KEY, RANDOM);
+        UUID id = claims.register(name, cpu, memoryMb, diskGb, pool, credential.hash(), registrar.tokenId());
         Map<String, Object> answer = new LinkedHashMap<>();
         answer.put("id", id.toString());
+        answer.put("credential", credential.value());
         answer.put("heartbeat_interval_ms", settings.heartbeatInterval().toMillis());
         answer.put("lease_timeout_ms", settings.leaseTimeout().toMillis());
         answer.put("poll_timeout_ms", settings.pollTimeout().toMillis());

@@ -17,11 +17,12 @@ final class Assignment {
     }
 
     /**
-     * The assignment of {@code task} under {@code lease}, from the rows {@code row} read, with the job's secrets:
+     * The assignment of {@code task} under {@code lease}, from the rows {@code row} read, the repository at
+     * {@code vcsUrl} (with its credentials, if any), and the job's secrets:
      * {@code secrets}, name to value in precedence order, or {@code secrets_error}, why the job may not have them
      * (the agent then fails the job with that reason, running nothing).
      */
-    static ObjectNode json(UUID lease, TaskKey task, AssignmentDao.Row row, Secrets.ForJob secrets) {
+    static ObjectNode json(UUID lease, TaskKey task, AssignmentDao.Row row, String vcsUrl, Secrets.ForJob secrets) {
         ObjectNode root = Json.MAPPER.createObjectNode();
         root.put("lease", lease.toString());
         ObjectNode taskNode = root.putObject("task");
@@ -62,7 +63,7 @@ final class Assignment {
         project.put("slug", new ProjectSlug(row.organization(), row.projectName()).toString());
         project.put("name", row.projectName());
         project.put("organization_name", row.organization());
-        project.put("vcs_url", row.vcsUrl());
+        project.put("vcs_url", vcsUrl);
 
         switch (secrets) {
             case Secrets.ForJob.Granted granted -> {

@@ -1,7 +1,9 @@
 package dev.gantry.server.agent;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.gantry.server.auth.TokenHash;
 import dev.gantry.server.http.ApiException;
+import dev.gantry.server.project.RepositoryUrls;
 import dev.gantry.server.secret.Secrets;
 import java.time.Duration;
 import java.time.Instant;
@@ -31,12 +33,17 @@ final class Claims {
     private final InstantSource clock;
     private final OpenClaims claiming;
     private final Secrets secrets;
+    private final RepositoryUrls repositoryUrls;
 
-    /** @param secrets the project's and contexts' variables each assignment carries */
+    /**
+     * @param secrets        the project's and contexts' variables each assignment carries
+     * @param repositoryUrls the repository URLs' credentials, which the agent's checkout needs
+     */
     Claims(Jdbi jdbi, AgentSettings settings, TaskMatcher matcher, TaskWakeups wakeups, OpenClaims claiming,
-           Secrets secrets, InstantSource clock) {
+           Secrets secrets, RepositoryUrls repositoryUrls, InstantSource clock) {
         this.claiming = claiming;
         this.secrets = secrets;
+        this.repositoryUrls = repositoryUrls;
         this.jdbi = jdbi;
         this.settings = settings;
         this.matcher = matcher;
@@ -46,9 +53,18 @@ final class Claims {
 
     /** A new agent's id. {@code diskGb} is null when the agent did not say. */
     UUID register(String name, int cpu, int memoryMb, Integer diskGb, String pool) {
+        return register(name, cpu, memoryMb, diskGb, pool, null, null);
+    }
+
+    /**
+     * A new agent's id; {@code credential} (null: none) is the hash of the credential its calls will carry,
+     * {@code registrationToken} the organization's registration token it registered with (null: the server's).
+     */
+    UUID register(String name, int cpu, int memoryMb, Integer diskGb, String pool, TokenHash credential,
+                  UUID registrationToken) {
         UUID id = UUID.randomUUID();
         jdbi.useExtension(AgentDao.class, agents -> agents.insert(id, name, cpu, memoryMb, diskGb, pool,
-                now().atOffset(ZoneOffset.UTC)));
+                now().atOffset(ZoneOffset.UTC), credential == null ? null : credential.bytes(), registrationToken));
         return id;
     }
 
@@ -122,8 +138,9 @@ final class Claims {
         tasks.startJob(task.jobId(), now.atOffset(ZoneOffset.UTC));
         AssignmentDao.Row row = h.attach(AssignmentDao.class).find(task.jobId())
                 .orElseThrow(() -> new IllegalStateException("job " + task.jobId() + " of a claimed task vanished"));
-        return Optional.of(Assignment.json(lease, task, row, secrets.forJob(h, row.projectId(), row.organization(),
-                Assignment.contexts(row), row.actor())));
+        return Optional.of(Assignment.json(lease, task, row, repositoryUrls.fetchable(h, row.projectId(),
+                row.vcsUrl()), secrets.forJob(h, row.projectId(), row.organization(), Assignment.contexts(row),
+                row.actor())));
     }
 
     private Instant now() {

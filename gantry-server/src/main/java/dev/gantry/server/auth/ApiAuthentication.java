@@ -72,6 +72,7 @@ public final class ApiAuthentication implements Handler {
             case USER -> users.byToken(token.hash()).orElseThrow(() -> ApiException.unauthorized(
                     "unknown, expired or revoked API token; " + WHAT_TO_SEND));
             case AGENT -> throw ApiException.unauthorized("that is the agent token; " + WHAT_TO_SEND);
+            case AGENT_KEY -> throw ApiException.unauthorized("that is an agent's credential; " + WHAT_TO_SEND);
         };
         ctx.attribute(PRINCIPAL, caller);
     }

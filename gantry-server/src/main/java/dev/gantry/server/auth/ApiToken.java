@@ -19,7 +19,7 @@ public record ApiToken(TokenKind kind, String value) {
     /** Random bytes per token: 256 bits, beyond guessing. */
     public static final int RANDOM_BYTES = 32;
 
-    private static final Pattern FORMAT = Pattern.compile("gnt_(admin|agent|user)_([A-Za-z0-9_-]{43})");
+    private static final Pattern FORMAT = Pattern.compile("gnt_(admin|agent|user|agentkey)_([A-Za-z0-9_-]{43})");
 
     public ApiToken {
         Objects.requireNonNull(kind, "kind");
@@ -45,7 +45,8 @@ public record ApiToken(TokenKind kind, String value) {
         if (!matcher.matches()) {
             return Optional.empty();
         }
-        TokenKind kind = TokenKind.valueOf(matcher.group(1).toUpperCase(Locale.ROOT));
+        TokenKind kind = matcher.group(1).equals("agentkey") ? TokenKind.AGENT_KEY
+                : TokenKind.valueOf(matcher.group(1).toUpperCase(Locale.ROOT));
         return Optional.of(new ApiToken(kind, text));
     }
 

@@ -9,11 +9,13 @@ public enum TokenKind {
     /** The agent protocol only: claiming and reporting jobs. */
     AGENT,
     /** A user's own: what the user's roles allow. Users have many, so no file holds one. */
-    USER;
+    USER,
+    /** One registered agent's own, answered by its registration: its claims and its tasks' calls. */
+    AGENT_KEY;
 
     /** {@code admin} or {@code agent}: the name in the database and in messages. */
     public String label() {
-        return name().toLowerCase(Locale.ROOT);
+        return name().toLowerCase(Locale.ROOT).replace("_", "");
     }
 
     /** {@code gnt_admin_} or {@code gnt_agent_}: what every token of this kind starts with. */

@@ -3,6 +3,7 @@ package dev.gantry.server.project;
 import dev.gantry.server.auth.Principal;
 import dev.gantry.server.http.ApiException;
 import dev.gantry.server.http.PageToken;
+import dev.gantry.server.http.RequestLocks;
 import java.nio.file.Files;
 import java.time.Instant;
 import java.time.InstantSource;
@@ -18,12 +19,17 @@ public final class Projects {
     private final Jdbi jdbi;
     private final InstantSource clock;
     private final RepositoryPolicy repositories;
+    private final RepositoryUrls repositoryUrls;
 
-    /** @param repositories which repositories a project may name */
-    public Projects(Jdbi jdbi, InstantSource clock, RepositoryPolicy repositories) {
+    /**
+     * @param repositories   which repositories a project may name
+     * @param repositoryUrls where the credentials of a repository URL are sealed
+     */
+    public Projects(Jdbi jdbi, InstantSource clock, RepositoryPolicy repositories, RepositoryUrls repositoryUrls) {
         this.jdbi = jdbi;
         this.clock = clock;
         this.repositories = repositories;
+        this.repositoryUrls = repositoryUrls;
     }
 
     /** One page of projects in slug order, and where the next one starts, if there is one. */
@@ -46,12 +52,21 @@ public final class Projects {
         }
         // PostgreSQL keeps microseconds: what the response shows is then exactly what a later read shows.
         Instant now = clock.instant().truncatedTo(ChronoUnit.MICROS);
-        Project project = new Project(UUID.randomUUID(), request.slug(), request.repoUrl(), now);
-        boolean inserted = jdbi.withExtension(ProjectDao.class, projects -> projects.insert(project.id(),
-                project.slug().organization(), project.slug().name(), project.vcsUrl(), now.atOffset(ZoneOffset.UTC)));
-        if (!inserted) {
-            throw ApiException.conflict("project " + project.slug() + " already exists");
-        }
+        // Credentials in the URL are sealed apart from it: the stored URL never holds them.
+        RepositoryUrls.Split split = RepositoryUrls.split(request.repoUrl());
+        Project project = new Project(UUID.randomUUID(), request.slug(), split.url(), now);
+        jdbi.useTransaction(h -> {
+            if (!h.attach(ProjectDao.class).insert(project.id(), project.slug().organization(),
+                    project.slug().name(), project.vcsUrl(), now.atOffset(ZoneOffset.UTC))) {
+                throw ApiException.conflict("project " + project.slug() + " already exists");
+            }
+            if (split.credentials() != null) {
+                RepositoryUrls.Sealed sealed = repositoryUrls.seal(h, project.id(), split.credentials());
+                h.createUpdate("UPDATE gantry.project SET vcs_credentials = :sealed, vcs_credentials_key = :key "
+                        + "WHERE id = :id").bind("sealed", sealed.bytes()).bind("key", sealed.dataKeyId())
+                        .bind("id", project.id()).execute();
+            }
+        });
         return project;
     }
 
@@ -94,6 +109,7 @@ public final class Projects {
     ProjectSettings settings(ProjectSlug slug, Optional<Boolean> autoCancel,
                              Optional<Optional<String>> webhookSecret) {
         return jdbi.inTransaction(h -> {
+            RequestLocks.bound(h); // the project's row, which a trigger holds while it takes a number
             ProjectDao projects = h.attach(ProjectDao.class);
             if (autoCancel.isPresent()
                     && !projects.setAutoCancelRedundant(slug.organization(), slug.name(), autoCancel.get())) {

@@ -1,5 +1,6 @@
 package dev.gantry.server.secret;
 
+import dev.gantry.server.project.RepositoryUrls;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
@@ -24,14 +25,10 @@ import org.jdbi.v3.core.Jdbi;
  * not open); the data key is stored wrapped by the primary {@link MasterKeys master key}. One data key serves every
  * value until the master key changes. Unwrapped data keys are kept in memory. Thread-safe.
  */
-public final class SecretBox {
+public final class SecretBox implements RepositoryUrls.Sealer {
     private static final int NONCE_BYTES = 12;
     private static final int TAG_BITS = 128;
     private static final SecureRandom RANDOM = new SecureRandom();
-
-    /** A sealed value and the data key that sealed it. */
-    public record Sealed(UUID dataKeyId, byte[] bytes) {
-    }
 
     private final Jdbi jdbi;
     private final MasterKeys masterKeys;
@@ -45,10 +42,11 @@ public final class SecretBox {
     }
 
     /** Seals {@code value} for the row {@code context} names, in {@code h}'s transaction. */
-    public Sealed seal(Handle h, String context, String value) {
+    @Override
+    public RepositoryUrls.Sealed seal(Handle h, String context, String value) {
         UUID dataKeyId = currentDataKey(h);
-        return new Sealed(dataKeyId, encrypt(dataKeys.get(dataKeyId), value.getBytes(StandardCharsets.UTF_8),
-                context));
+        return new RepositoryUrls.Sealed(dataKeyId, encrypt(dataKeys.get(dataKeyId),
+                value.getBytes(StandardCharsets.UTF_8), context));
     }
 
     /**
@@ -57,6 +55,7 @@ public final class SecretBox {
      * @throws IllegalStateException when the data key's master key is not in the key file, or the value was not
      *                               sealed for {@code context} (or was altered)
      */
+    @Override
     public String open(Handle h, String context, UUID dataKeyId, byte[] sealed) {
         SecretKey key = dataKeys.computeIfAbsent(dataKeyId, id -> unwrap(h, id));
         return new String(decrypt(key, sealed, context), StandardCharsets.UTF_8);

@@ -5,6 +5,7 @@ import dev.gantry.server.project.Project;
 import dev.gantry.server.project.ProjectDao;
 import dev.gantry.server.project.ProjectRoutes;
 import dev.gantry.server.project.ProjectSlug;
+import dev.gantry.server.project.RepositoryUrls;
 import java.nio.charset.StandardCharsets;
 import java.time.InstantSource;
 import java.time.OffsetDateTime;
@@ -49,7 +50,7 @@ public final class Secrets {
         checkValue(value);
         return jdbi.inTransaction(h -> {
             UUID projectId = project(h, slug).id();
-            SecretBox.Sealed sealed = box.seal(h, projectContext(projectId, name), value);
+            RepositoryUrls.Sealed sealed = box.seal(h, projectContext(projectId, name), value);
             h.attach(SecretDao.class).putProjectVar(projectId, name, sealed.dataKeyId(), sealed.bytes(), hint(value),
                     masked(value), now());
             return h.attach(SecretDao.class).projectVar(projectId, name).orElseThrow();
@@ -124,7 +125,7 @@ public final class Secrets {
         return jdbi.inTransaction(h -> {
             SecretDao dao = h.attach(SecretDao.class);
             dao.context(contextId).orElseThrow(() -> unknownContext(contextId));
-            SecretBox.Sealed sealed = box.seal(h, contextContext(contextId, name), value);
+            RepositoryUrls.Sealed sealed = box.seal(h, contextContext(contextId, name), value);
             dao.putContextVar(contextId, name, sealed.dataKeyId(), sealed.bytes(), masked(value), now());
             return dao.contextVar(contextId, name).orElseThrow();
         });

@@ -2,6 +2,7 @@ package dev.gantry.server.agent;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.gantry.queue.Queues;
+import dev.gantry.server.project.RepositoryUrls;
 import dev.gantry.server.run.TaskStatus;
 import dev.gantry.server.secret.MasterKeys;
 import dev.gantry.server.secret.SecretBox;
@@ -35,7 +36,9 @@ public final class AgentCalls {
     public AgentCalls(Jdbi jdbi, Queues queues, AgentSettings settings, TaskMatcher matcher, OutputStore output,
                       InstantSource clock) {
         TaskWakeups wakeups = new TaskWakeups();
-        this.claims = new Claims(jdbi, settings, matcher, wakeups, new OpenClaims(), secrets(jdbi, clock), clock);
+        SecretBox box = secretBox(jdbi, clock);
+        this.claims = new Claims(jdbi, settings, matcher, wakeups, new OpenClaims(), new Secrets(jdbi, box, clock),
+                new RepositoryUrls(box), clock);
         this.leases = new Leases(jdbi, wakeups, settings, clock);
         this.reports = new TaskReportRoutes(jdbi, leases, null, clock);
         this.sweeper = new LeaseSweeper(jdbi, queues, output, clock, settings.leaseTimeout(), wakeups);
@@ -82,11 +85,11 @@ public final class AgentCalls {
         return sweeper.sweep();
     }
 
-    /** Real secrets under a master key in a directory of their own (these tests store none). */
-    private static Secrets secrets(Jdbi jdbi, InstantSource clock) {
+    /** A real secret box under a master key in a directory of its own (these tests seal nothing). */
+    private static SecretBox secretBox(Jdbi jdbi, InstantSource clock) {
         try {
             Path keys = Files.createTempDirectory("gantry-master-key").resolve("master-key");
-            return new Secrets(jdbi, new SecretBox(jdbi, MasterKeys.open(keys), clock), clock);
+            return new SecretBox(jdbi, MasterKeys.open(keys), clock);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
