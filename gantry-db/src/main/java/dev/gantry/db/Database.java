@@ -39,6 +39,7 @@ public final class Database implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Database.class);
     private static final Pattern DATABASE_NAME = Pattern.compile("[a-z_][a-z0-9_]{0,62}");
     private static final String DUPLICATE_DATABASE = "42P04";
+    private static final String INVALID_PASSWORD = "28P01";
     /** Longest {@link #close()} waits for other processes to disconnect from the embedded server it stops. */
     static final Duration OTHERS_CLOSE_WAIT = Duration.ofSeconds(10);
     private static final Duration OTHERS_POLL = Duration.ofMillis(100);
@@ -67,15 +68,13 @@ public final class Database implements AutoCloseable {
      */
     public static Database start(DatabaseSettings settings) {
         settings.validate();
-        EmbeddedDatabase embedded = settings.embedded()
-                ? EmbeddedDatabase.start(settings.embeddedDataDirectory(), settings.embeddedPort(),
-                        settings.embeddedStartupTimeout(), EmbeddedDatabase.Durability.DURABLE)
-                : null;
+        EmbeddedDatabase embedded = settings.embedded() ? startEmbedded(settings) : null;
         try {
             DatabaseUrl url = settings.url().orElseGet(() -> embeddedGantryDatabase(embedded));
             HikariDataSource pool = openPool(url, settings);
-            LOG.info("Database: {}{}", settings.describe(),
-                    embedded == null ? "" : "; embedded server on port " + embedded.port() + ", using " + url);
+            LOG.info("Database: {}{}", settings.describe(), embedded == null ? "" : "; embedded server on "
+                    + embedded.socketFile() + (embedded.listensOnTcp() ? " and 127.0.0.1:" + embedded.port() : "")
+                    + ", using " + url);
             return new Database(settings, embedded, url, pool);
         } catch (RuntimeException failure) {
             if (embedded != null) {
@@ -96,10 +95,9 @@ public final class Database implements AutoCloseable {
             return start(settings);
         } catch (DataDirectoryInUseException inUse) {
             int port = RunningPostmaster.awaitReadyPort(inUse.dataDirectory(), settings.embeddedStartupTimeout());
-            DatabaseUrl url = EmbeddedDatabase.url(port, EMBEDDED_DATABASE_NAME);
+            DatabaseUrl url = EmbeddedDatabase.urlOfServerRunBy(inUse.dataDirectory(), port, EMBEDDED_DATABASE_NAME);
             HikariDataSource pool = openPool(url, settings);
-            LOG.info("Database: {}; the embedded server of another process, on port {}, using {}",
-                    settings.describe(), port, url);
+            LOG.info("Database: {}; the embedded server of another process, using {}", settings.describe(), url);
             return new Database(settings, null, url, pool);
         }
     }
@@ -205,19 +203,32 @@ public final class Database implements AutoCloseable {
         }
     }
 
+    /** The embedded server Gantry runs: on its Unix socket only, unless a port is set. */
+    private static EmbeddedDatabase startEmbedded(DatabaseSettings settings) {
+        return settings.embeddedPort() == 0
+                ? EmbeddedDatabase.start(settings.embeddedDataDirectory(), settings.embeddedStartupTimeout(),
+                        EmbeddedDatabase.Durability.DURABLE)
+                : EmbeddedDatabase.start(settings.embeddedDataDirectory(), settings.embeddedPort(),
+                        settings.embeddedStartupTimeout(), EmbeddedDatabase.Durability.DURABLE);
+    }
+
     /** A connection of its own, outside the pool, to the embedded server's {@code postgres} database. */
     private static Connection maintenanceConnection(EmbeddedDatabase embedded) throws SQLException {
+        DatabaseUrl postgres = embedded.url("postgres");
         Properties login = new Properties();
-        login.setProperty("user", EmbeddedDatabase.SUPERUSER);
-        return DriverManager.getConnection(embedded.url("postgres").jdbcUrl(), login);
+        login.setProperty("user", postgres.user().orElseThrow());
+        login.setProperty("password", postgres.password().orElseThrow());
+        return DriverManager.getConnection(postgres.jdbcUrl(), login);
     }
 
     private static DatabaseUrl embeddedGantryDatabase(EmbeddedDatabase embedded) {
         try (Connection connection = maintenanceConnection(embedded)) {
             createIfMissing(connection, EMBEDDED_DATABASE_NAME);
         } catch (SQLException failure) {
+            String hint = INVALID_PASSWORD.equals(failure.getSQLState()) ? " (it does not know the password in "
+                    + embedded.passwordFile() + "; delete that file and start again to set a new one)" : "";
             throw new DatabaseStartException("Cannot create the '" + EMBEDDED_DATABASE_NAME + "' database on the "
-                    + "embedded server in " + embedded.dataDirectory() + ": " + failure.getMessage(), failure);
+                    + "embedded server in " + embedded.dataDirectory() + ": " + failure.getMessage() + hint, failure);
         }
         return embedded.url(EMBEDDED_DATABASE_NAME);
     }

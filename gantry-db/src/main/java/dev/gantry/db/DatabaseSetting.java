@@ -8,7 +8,8 @@ public enum DatabaseSetting {
     HOME("GANTRY_HOME", "directory for Gantry's own data; the embedded PostgreSQL cluster lives in its postgres/"),
     DATABASE_URL("GANTRY_DATABASE_URL",
             "external PostgreSQL server (jdbc:postgresql://… or postgres://user:pass@host:port/db); unset = embedded"),
-    EMBEDDED_PORT("GANTRY_EMBEDDED_PG_PORT", "TCP port of the embedded server on localhost; 0 = any free port"),
+    EMBEDDED_PORT("GANTRY_EMBEDDED_PG_PORT", "a TCP port on 127.0.0.1 for the embedded server besides its Unix socket "
+            + "(password required); unset or 0 = none"),
     EMBEDDED_STARTUP_TIMEOUT("GANTRY_EMBEDDED_PG_STARTUP_TIMEOUT",
             "how long to wait for the embedded server to accept connections"),
     POOL_SIZE("GANTRY_DATABASE_POOL_SIZE", "most connections the pool holds open"),

@@ -17,7 +17,8 @@ import java.util.Optional;
  * @param home                   Gantry's data directory ({@code GANTRY_HOME}); the embedded cluster lives in
  *                               {@code home/postgres}
  * @param url                    an external server ({@code GANTRY_DATABASE_URL}); empty = run the embedded server
- * @param embeddedPort           the embedded server's port on localhost ({@code GANTRY_EMBEDDED_PG_PORT}); 0 = any free
+ * @param embeddedPort           a TCP port on 127.0.0.1 for the embedded server to listen on besides its Unix socket
+ *                               ({@code GANTRY_EMBEDDED_PG_PORT}), password required there too; 0 = none, the default
  * @param embeddedStartupTimeout how long the embedded server may take to accept connections
  * @param poolSize               most connections in the pool ({@code GANTRY_DATABASE_POOL_SIZE})
  * @param connectTimeout         longest wait for a pooled connection, and for the first one at start (also the
@@ -32,7 +33,7 @@ public record DatabaseSettings(Path home, Optional<DatabaseUrl> url, int embedde
 
     /** {@code ~/.gantry}: the user's home directory as Java sees it, then {@code .gantry}. */
     public static final Path DEFAULT_HOME = Path.of(System.getProperty("user.home"), ".gantry");
-    /** Any free port, chosen at each start. */
+    /** No TCP port: the embedded server listens on its Unix socket only, which only Gantry's user can reach. */
     public static final int DEFAULT_EMBEDDED_PORT = 0;
     /** Generous: the first start also creates the cluster, and a start after a crash replays the WAL. */
     public static final Duration DEFAULT_EMBEDDED_STARTUP_TIMEOUT = Duration.ofSeconds(60);
@@ -52,7 +53,7 @@ public record DatabaseSettings(Path home, Optional<DatabaseUrl> url, int embedde
     public static final Duration MIN_EMBEDDED_STARTUP_TIMEOUT = Duration.ofSeconds(1);
     public static final Duration MAX_EMBEDDED_STARTUP_TIMEOUT = Duration.ofMinutes(30);
 
-    static final String PORT_RULE = "must be 0 (any free port) or an integer from 1024 to 65535";
+    static final String PORT_RULE = "must be 0 (no TCP port, the Unix socket only) or an integer from 1024 to 65535";
     static final String POOL_SIZE_RULE = "must be an integer from 1 to " + MAX_POOL_SIZE;
 
     public DatabaseSettings {
@@ -151,7 +152,7 @@ public record DatabaseSettings(Path home, Optional<DatabaseUrl> url, int embedde
     public String describe() {
         String database = url.map(u -> "database=" + u)
                 .orElseGet(() -> "database=embedded PostgreSQL in " + embeddedDataDirectory() + " on "
-                        + (embeddedPort == 0 ? "any free port" : "port " + embeddedPort)
+                        + (embeddedPort == 0 ? "its Unix socket only" : "its Unix socket and 127.0.0.1:" + embeddedPort)
                         + ", embeddedStartupTimeout=" + SettingValues.format(embeddedStartupTimeout));
         return "home=" + home + ", " + database + ", poolSize=" + poolSize
                 + ", connectTimeout=" + SettingValues.format(connectTimeout)
@@ -201,7 +202,7 @@ public record DatabaseSettings(Path home, Optional<DatabaseUrl> url, int embedde
             return url(DatabaseUrl.parse(url));
         }
 
-        /** 0 picks a free port at each start. */
+        /** A TCP port on 127.0.0.1 besides the Unix socket; 0, the default, for none. */
         public Builder embeddedPort(int embeddedPort) {
             this.embeddedPort = embeddedPort;
             return this;

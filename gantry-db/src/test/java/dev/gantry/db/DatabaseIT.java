@@ -37,6 +37,9 @@ class DatabaseIT {
         try (Database database = Database.start(settings)) {
             assertThat(database.isEmbedded()).isTrue();
             assertThat(database.url().database()).isEqualTo("gantry");
+            assertThat(database.jdbcUrl()).as("through the server's Unix socket")
+                    .contains("socketFactory=dev.gantry.db.UnixSocketFactory&socketFactoryArg=" + home
+                            + "/postgres-socket/.s.PGSQL.5432");
             execute(database.getDataSource(), "CREATE TABLE pipelines (id int)", "INSERT INTO pipelines VALUES (7)");
         }
         assertThat(home.resolve("postgres/PG_VERSION")).exists();
@@ -99,7 +102,9 @@ class DatabaseIT {
     void a_postgres_url_to_a_running_server_is_used_without_starting_another() throws SQLException {
         try (EmbeddedDatabase server = EmbeddedDatabase.start(home.resolve("external/postgres"), 0,
                 Duration.ofSeconds(30), Durability.THROWAWAY)) {
-            String url = "postgres://postgres:s3cret@localhost:" + server.port() + "/postgres?ApplicationName=via-url";
+            String password = server.tcpUrl("postgres").password().orElseThrow();
+            String url = "postgres://postgres:" + password + "@127.0.0.1:" + server.port()
+                    + "/postgres?ApplicationName=via-url";
             DatabaseSettings settings = DatabaseSettings.builder().home(home.resolve("gantry")).url(url).build();
             ListAppender<ILoggingEvent> log = new ListAppender<>();
             log.start();
@@ -108,7 +113,7 @@ class DatabaseIT {
 
             try (Database database = Database.start(settings)) {
                 assertThat(database.isEmbedded()).isFalse();
-                assertThat(database.jdbcUrl()).isEqualTo("jdbc:postgresql://localhost:" + server.port()
+                assertThat(database.jdbcUrl()).isEqualTo("jdbc:postgresql://127.0.0.1:" + server.port()
                         + "/postgres?ApplicationName=via-url");
                 assertThat(query(database.getDataSource(),
                         "SELECT current_setting('port') || ' ' || current_setting('application_name')"))
@@ -119,9 +124,9 @@ class DatabaseIT {
             assertThat(home.resolve("gantry/postgres")).doesNotExist();
             assertThat(log.list).hasSize(1);
             assertThat(log.list.getFirst().getFormattedMessage())
-                    .contains("database=jdbc:postgresql://localhost:" + server.port())
+                    .contains("database=jdbc:postgresql://127.0.0.1:" + server.port())
                     .contains("password ****")
-                    .doesNotContain("s3cret");
+                    .doesNotContain(password);
         }
     }
 
@@ -134,7 +139,7 @@ class DatabaseIT {
             assertThat(again).isEqualTo(shard);
             assertThat(shard.database()).isEqualTo("gantry_shard_2");
             try (Connection connection = DriverManager.getConnection(shard.jdbcUrl(), shard.user().orElseThrow(),
-                    "")) {
+                    shard.password().orElseThrow())) {
                 assertThat(query(connection, "SELECT current_database()")).containsExactly("gantry_shard_2");
             }
             assertThatThrownBy(() -> database.createDatabaseIfMissing("Robert'); DROP TABLE students;--"))

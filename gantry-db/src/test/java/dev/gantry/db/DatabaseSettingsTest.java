@@ -163,8 +163,8 @@ class DatabaseSettingsTest {
         assertThat(external.describe()).isEqualTo("home=/srv/gantry, database=jdbc:postgresql://db:5432/gantry"
                 + "?sslmode=require (user gantry, password ****), poolSize=10, connectTimeout=1s, socketTimeout=30s");
         assertThat(embedded.describe()).isEqualTo("home=/srv/gantry, database=embedded PostgreSQL in "
-                + "/srv/gantry/postgres on port 15432, embeddedStartupTimeout=1m, poolSize=10, connectTimeout=1s, "
-                + "socketTimeout=30s");
+                + "/srv/gantry/postgres on its Unix socket and 127.0.0.1:15432, embeddedStartupTimeout=1m, "
+                + "poolSize=10, connectTimeout=1s, socketTimeout=30s");
     }
 
     @Test

@@ -77,6 +77,19 @@ class EmbeddedDatabaseIT {
     }
 
     @Test
+    void without_a_port_the_server_listens_on_its_unix_socket_only() throws IOException {
+        Path data = home.resolve("postgres");
+        try (EmbeddedDatabase server = EmbeddedDatabase.start(data, TIMEOUT, Durability.THROWAWAY)) {
+            assertThat(server.listensOnTcp()).isFalse();
+            assertThat(server.socketFile()).isEqualTo(home.resolve("postgres-socket/.s.PGSQL.5432"));
+            assertThat(queryStrings(server, "SELECT current_setting('listen_addresses') || '|' "
+                    + "|| current_setting('unix_socket_directories')"))
+                    .containsExactly("|\"" + home.resolve("postgres-socket") + "\"");
+            assertThatThrownBy(() -> server.tcpUrl("postgres")).isInstanceOf(IllegalStateException.class);
+        }
+    }
+
+    @Test
     void a_postmaster_killed_with_sigkill_does_not_prevent_the_next_start() throws Exception {
         Path data = home.resolve("postgres");
         EmbeddedDatabase killed = EmbeddedDatabase.start(data, 0, TIMEOUT, Durability.DURABLE);
@@ -126,6 +139,24 @@ class EmbeddedDatabaseIT {
             Files.writeString(data.resolve("postmaster.pid"), unrelated.pid() + "\n" + data + "\n");
 
             try (EmbeddedDatabase restarted = EmbeddedDatabase.start(data, 0, TIMEOUT, Durability.THROWAWAY)) {
+                assertThat(queryStrings(restarted, "SELECT 'up'")).containsExactly("up");
+            }
+        } finally {
+            unrelated.destroyForcibly();
+        }
+    }
+
+    @Test
+    void a_socket_lock_file_naming_another_live_process_does_not_prevent_the_start() throws IOException {
+        Path data = home.resolve("postgres");
+        EmbeddedDatabase.start(data, TIMEOUT, Durability.THROWAWAY).close();
+        // As a server killed with SIGKILL leaves it, its PID now another process's.
+        Process unrelated = new ProcessBuilder("sleep", "60").start();
+        try {
+            Files.writeString(home.resolve("postgres-socket/.s.PGSQL.5432.lock"), unrelated.pid() + "\n" + data
+                    + "\n");
+
+            try (EmbeddedDatabase restarted = EmbeddedDatabase.start(data, TIMEOUT, Durability.THROWAWAY)) {
                 assertThat(queryStrings(restarted, "SELECT 'up'")).containsExactly("up");
             }
         } finally {
@@ -194,8 +225,10 @@ class EmbeddedDatabaseIT {
         }
     }
 
-    private static Connection connect(EmbeddedDatabase server) throws SQLException {
-        return DriverManager.getConnection(server.url("postgres").jdbcUrl(), EmbeddedDatabase.SUPERUSER, "");
+    /** Through the server's Unix socket, with its password. */
+    static Connection connect(EmbeddedDatabase server) throws SQLException {
+        DatabaseUrl url = server.url("postgres");
+        return DriverManager.getConnection(url.jdbcUrl(), url.user().orElseThrow(), url.password().orElseThrow());
     }
 
     private static int freePort() throws IOException {

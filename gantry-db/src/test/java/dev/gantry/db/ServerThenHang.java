@@ -2,7 +2,6 @@ package dev.gantry.db;
 
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.Statement;
 import java.time.Duration;
 
@@ -17,7 +16,7 @@ public final class ServerThenHang {
     public static void main(String[] args) throws Exception {
         EmbeddedDatabase server = EmbeddedDatabase.start(Path.of(args[0]), 0, Duration.ofSeconds(30),
                 EmbeddedDatabase.Durability.DURABLE);
-        try (Connection connection = DriverManager.getConnection(server.url("postgres").jdbcUrl(), "postgres", "");
+        try (Connection connection = EmbeddedDatabaseIT.connect(server);
              Statement statement = connection.createStatement()) {
             statement.execute("CREATE TABLE survivors (name text)");
             statement.execute("INSERT INTO survivors VALUES ('written before the kill')");

@@ -1,7 +1,6 @@
 package dev.gantry.testkit;
 
 import dev.gantry.db.DatabaseUrl;
-import dev.gantry.db.EmbeddedDatabase;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
@@ -100,14 +99,15 @@ public final class EmbeddedPostgresExtension implements BeforeAllCallback, After
     }
 
     /**
-     * This test's database, with its user in the URL ({@code ?user=postgres}, no password), for tools that want a
-     * URL, such as Flyway. Connections opened from it get the JVM's time zone, not {@link #SESSION_TIME_ZONE}.
+     * This test's database over TCP, with its user and password in the URL ({@code ?user=postgres&password=…}), for
+     * tools that want a URL, such as Flyway or a child process. Connections opened from it get the JVM's time zone,
+     * not {@link #SESSION_TIME_ZONE}.
      */
     public String jdbcUrl() {
-        return url().jdbcUrl() + "?user=" + EmbeddedDatabase.SUPERUSER;
+        return url().jdbcUrl();
     }
 
-    /** This test's database, user apart from the URL. */
+    /** This test's database over TCP; user and password are also apart from the URL. */
     public DatabaseUrl url() {
         return SharedPostgres.url(current().name());
     }
@@ -117,7 +117,7 @@ public final class EmbeddedPostgresExtension implements BeforeAllCallback, After
         return current().name();
     }
 
-    /** The shared server's port on localhost; stays the same across {@link #restartServer()}. */
+    /** The shared server's TCP port on 127.0.0.1; stays the same across {@link #restartServer()}. */
     public int port() {
         return SharedPostgres.port();
     }

@@ -14,7 +14,9 @@ import java.util.stream.Stream;
 /**
  * The one PostgreSQL server of this JVM, shared by every test class that uses {@link EmbeddedPostgresExtension}.
  * Started on first use in a temporary directory, without fsync (tests do not need crash safety, they need speed).
- * Stopped and deleted by a JVM shutdown hook. A restart keeps the port and the data, so clients can reconnect.
+ * Stopped and deleted by a JVM shutdown hook. A restart keeps the port, the password and the data, so clients can
+ * reconnect. Besides its Unix socket it listens on TCP on 127.0.0.1 (child processes and fault tests use that), where
+ * it asks for its password as Gantry's own server does: tests do not get a server that trusts anyone.
  *
  * <p>Thread-safe: every method is synchronized on the class.
  */
@@ -23,6 +25,7 @@ final class SharedPostgres {
 
     private static Path directory;
     private static int port;
+    private static String password;
     private static EmbeddedDatabase server;
 
     private SharedPostgres() {
@@ -36,10 +39,15 @@ final class SharedPostgres {
         return port;
     }
 
-    /** How to reach {@code database} as the superuser, without starting a stopped server. */
-    static DatabaseUrl url(String database) {
-        return DatabaseUrl.of("jdbc:postgresql://localhost:" + port() + "/" + database, EmbeddedDatabase.SUPERUSER,
-                null);
+    /**
+     * How to reach {@code database} as the superuser over TCP, without starting a stopped server. The user and
+     * password are in the URL too, so that whatever gets the URL alone (a child process's
+     * {@code GANTRY_DATABASE_URL}, a test that passes an empty password) logs in: pgjdbc prefers the URL's values.
+     */
+    static synchronized DatabaseUrl url(String database) {
+        int serverPort = port();
+        return DatabaseUrl.of("jdbc:postgresql://127.0.0.1:" + serverPort + "/" + database + "?user="
+                + EmbeddedDatabase.SUPERUSER + "&password=" + password, EmbeddedDatabase.SUPERUSER, password);
     }
 
     /** Starts the server unless it runs; on the same port and data as before, if it ran before. */
@@ -54,6 +62,7 @@ final class SharedPostgres {
         server = EmbeddedDatabase.start(directory.resolve("data"), port, STARTUP_TIMEOUT,
                 EmbeddedDatabase.Durability.THROWAWAY);
         port = server.port();
+        password = server.tcpUrl("postgres").password().orElseThrow();
     }
 
     /** Stops the server (fast shutdown) if it runs; open connections break. */

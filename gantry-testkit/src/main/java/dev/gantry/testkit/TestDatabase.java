@@ -62,7 +62,8 @@ final class TestDatabase implements AutoCloseable {
 
     private static void maintenance(String sql) {
         DatabaseUrl postgres = SharedPostgres.url("postgres");
-        try (Connection connection = DriverManager.getConnection(postgres.jdbcUrl(), EmbeddedDatabase.SUPERUSER, "");
+        try (Connection connection = DriverManager.getConnection(postgres.jdbcUrl(), postgres.user().orElseThrow(),
+                postgres.password().orElseThrow());
              Statement statement = connection.createStatement()) {
             statement.execute(sql);
         } catch (SQLException failure) {

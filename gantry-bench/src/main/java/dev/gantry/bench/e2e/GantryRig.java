@@ -83,9 +83,11 @@ final class GantryRig implements AutoCloseable {
     }
 
     /** Workflows of the project that succeeded so far, counted in the database (cheaper than asking the API). */
-    long succeededWorkflows() throws SQLException {
-        try (Connection c = DriverManager.getConnection("jdbc:postgresql://localhost:" + databasePort
-                + "/gantry?user=postgres"); Statement s = c.createStatement();
+    long succeededWorkflows() throws SQLException, IOException {
+        // The embedded database asks for the password Gantry keeps beside it, also on its TCP port.
+        String password = Files.readString(home.resolve("postgres.password")).strip();
+        try (Connection c = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + databasePort + "/gantry",
+                "postgres", password); Statement s = c.createStatement();
              ResultSet rs = s.executeQuery("SELECT count(*) FROM gantry.workflow WHERE status = 'success'")) {
             rs.next();
             return rs.getLong(1);
