@@ -1,12 +1,9 @@
 package dev.gantry.cli;
 
 import dev.gantry.cli.client.GantryClient;
-import dev.gantry.cli.client.GantryClientException;
 import java.io.PrintWriter;
 import java.util.Map;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
@@ -32,34 +29,17 @@ final class MasterKeyCommand implements Runnable {
                     + "running server (no restart, no secret re-entered).",
                 "With several servers on one database, copy the new key file to the others afterwards: they read "
                         + "it again when they meet the new key's id."})
-    static final class Rotate implements Callable<Integer> {
-        @Spec
-        CommandSpec spec;
-
-        @Mixin
-        ServerOptions server;
-
+    static final class Rotate extends ServerCall {
         @Override
-        public Integer call() {
-            PrintWriter err = spec.commandLine().getErr();
-            try {
-                GantryClient.Answer answer = server.client().post("/api/v2/admin/master-key/rotate", Map.of());
-                if (!answer.ok()) {
-                    err.println("gantry master-key rotate: " + answer.message());
-                    err.flush();
-                    return 1;
-                }
-                PrintWriter out = spec.commandLine().getOut();
-                out.println("master key " + answer.json().path("master_key_id").asText() + " now wraps "
-                        + answer.json().path("data_keys_rewrapped").asInt() + " data key(s); retired "
-                        + answer.json().path("retired"));
-                out.flush();
-                return 0;
-            } catch (GantryClientException e) {
-                err.println("gantry master-key rotate: " + e.getMessage());
-                err.flush();
-                return 2;
+        int call(GantryClient client, PrintWriter out) {
+            GantryClient.Answer answer = client.post("/api/v2/admin/master-key/rotate", Map.of());
+            if (!answer.ok()) {
+                return fail(1, answer.message());
             }
+            out.println("master key " + answer.json().path("master_key_id").asText() + " now wraps "
+                    + answer.json().path("data_keys_rewrapped").asInt() + " data key(s); retired "
+                    + answer.json().path("retired"));
+            return 0;
         }
     }
 }

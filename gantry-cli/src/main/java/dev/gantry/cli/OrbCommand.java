@@ -17,7 +17,6 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -45,39 +44,13 @@ final class OrbCommand implements Runnable {
         spec.commandLine().usage(spec.commandLine().getOut());
     }
 
-    /** What every subcommand that asks the server shares: its options, its reporting and exit codes. */
-    abstract static class ServerCall implements Callable<Integer> {
-        @Spec
-        CommandSpec spec;
-
-        @Mixin
-        ServerOptions server;
-
-        @Override
-        public Integer call() {
-            try {
-                return call(server.client(), spec.commandLine().getOut());
-            } catch (GantryClientException | IOException e) {
-                return fail(2, e.getMessage());
-            }
+    /** The match of {@code text} against {@code pattern}, or an error saying it is not {@code what}. */
+    static Matcher parse(Pattern pattern, String text, String what) {
+        Matcher m = pattern.matcher(text);
+        if (!m.matches()) {
+            throw new GantryClientException("'" + text + "' is not " + what);
         }
-
-        abstract int call(GantryClient client, PrintWriter out) throws IOException;
-
-        int fail(int code, String message) {
-            PrintWriter err = spec.commandLine().getErr();
-            err.println("gantry orb " + spec.name() + ": " + message);
-            err.flush();
-            return code;
-        }
-
-        static Matcher parse(Pattern pattern, String text, String what) {
-            Matcher m = pattern.matcher(text);
-            if (!m.matches()) {
-                throw new GantryClientException("'" + text + "' is not " + what);
-            }
-            return m;
-        }
+        return m;
     }
 
     @Command(name = "publish", mixinStandardHelpOptions = true,

@@ -6,9 +6,7 @@ import dev.gantry.cli.client.GantryClientException;
 import java.io.PrintWriter;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -30,33 +28,16 @@ final class UserCommand implements Runnable {
         spec.commandLine().usage(spec.commandLine().getOut());
     }
 
-    /** What every subcommand shares: its server options, the call, and its reporting and exit codes. */
-    abstract static class Call implements Callable<Integer> {
-        @Spec
-        CommandSpec spec;
-
-        @Mixin
-        ServerOptions server;
-
+    /** A call whose answer is said in one line on success. */
+    abstract static class Call extends ServerCall {
         @Override
-        public Integer call() {
-            PrintWriter err = spec.commandLine().getErr();
-            try {
-                GantryClient.Answer answer = send(server.client());
-                if (!answer.ok()) {
-                    err.println("gantry user " + spec.name() + ": " + answer.message());
-                    err.flush();
-                    return 1;
-                }
-                PrintWriter out = spec.commandLine().getOut();
-                out.println(say(answer.json()));
-                out.flush();
-                return 0;
-            } catch (GantryClientException e) {
-                err.println("gantry user " + spec.name() + ": " + e.getMessage());
-                err.flush();
-                return 2;
+        int call(GantryClient client, PrintWriter out) {
+            GantryClient.Answer answer = send(client);
+            if (!answer.ok()) {
+                return fail(1, answer.message());
             }
+            out.println(say(answer.json()));
+            return 0;
         }
 
         abstract GantryClient.Answer send(GantryClient client);

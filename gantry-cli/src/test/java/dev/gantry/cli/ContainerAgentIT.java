@@ -5,10 +5,6 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.github.dockerjava.api.DockerClient;
-import com.github.dockerjava.core.DefaultDockerClientConfig;
-import com.github.dockerjava.core.DockerClientImpl;
-import com.github.dockerjava.zerodep.ZerodepDockerHttpClient;
-import dev.gantry.agent.executor.docker.DockerExecutor;
 import dev.gantry.testkit.EmbeddedPostgresExtension;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -44,11 +40,7 @@ class ContainerAgentIT {
 
     @BeforeEach
     void start() throws IOException {
-        String host = DockerExecutor.findHost(System.getenv()).orElseThrow(() -> new AssertionError(
-                "no container runtime: run bin/containers setup and export the DOCKER_HOST it prints")).toString();
-        var config = DefaultDockerClientConfig.createDefaultConfigBuilder().withDockerHost(host).build();
-        docker = DockerClientImpl.getInstance(config, new ZerodepDockerHttpClient.Builder()
-                .dockerHost(config.getDockerHost()).build());
+        docker = TestDocker.client();
         TestRepository.create(repository, "/containers/slow.yml", Files.createFile(home.resolve("unused")));
         gantry = new GantryProcesses(home.resolve("gantry"), pg.jdbcUrl(), Map.of(
                 "GANTRY_AGENT_HEARTBEAT_INTERVAL", "500ms", "GANTRY_AGENT_LEASE_TIMEOUT", "4s"));

@@ -6,10 +6,6 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.github.dockerjava.api.DockerClient;
 import com.github.dockerjava.api.exception.NotFoundException;
-import com.github.dockerjava.core.DefaultDockerClientConfig;
-import com.github.dockerjava.core.DockerClientImpl;
-import com.github.dockerjava.zerodep.ZerodepDockerHttpClient;
-import dev.gantry.agent.executor.docker.DockerExecutor;
 import dev.gantry.cli.client.GantryClient;
 import dev.gantry.testkit.EmbeddedPostgresExtension;
 import java.io.ByteArrayOutputStream;
@@ -58,11 +54,7 @@ class DynamicConfigIT {
 
     @BeforeEach
     void start() throws Exception {
-        String host = DockerExecutor.findHost(System.getenv()).orElseThrow(() -> new AssertionError(
-                "no container runtime: run bin/containers setup and export the DOCKER_HOST it prints")).toString();
-        var config = DefaultDockerClientConfig.createDefaultConfigBuilder().withDockerHost(host).build();
-        docker = DockerClientImpl.getInstance(config, new ZerodepDockerHttpClient.Builder()
-                .dockerHost(config.getDockerHost()).build());
+        docker = TestDocker.client();
         Path tls = Files.createDirectories(home.resolve("tls"));
         makeCertificates(tls);
         buildImageTrusting(tls.resolve("ca.pem"));

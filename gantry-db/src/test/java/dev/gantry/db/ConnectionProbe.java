@@ -12,7 +12,7 @@ import java.sql.Statement;
 import java.util.Properties;
 
 /**
- * Run as another user by {@link OtherLocalUserIT}: tries one way into PostgreSQL and prints one line, either
+ * Run as another user by {@link OtherLocalUserSecurityIT}: tries one way into PostgreSQL and prints one line, either
  * {@code CONNECTED <detail>} or {@code REFUSED <exception or SQLState>: <message>}. Needs nothing but the JDK and
  * pgjdbc, which that user can be given to read.
  *

@@ -75,10 +75,7 @@ public final class AgentTokenRoutes {
     }
 
     public void list(Context ctx) {
-        Map<String, Object> page = new LinkedHashMap<>();
-        page.put("items", list(ctx.pathParam("org")));
-        page.put("next_page_token", null);
-        Json.respond(ctx, 200, page);
+        Json.respond(ctx, 200, Json.whole(list(ctx.pathParam("org"))));
     }
 
     public void revoke(Context ctx) {

@@ -75,9 +75,6 @@ public final class AuditLog {
             item.put("remote_address", row.get("remote_address"));
             return item;
         }).toList();
-        Map<String, Object> page = new LinkedHashMap<>();
-        page.put("items", items);
-        page.put("next_page_token", null);
-        Json.respond(ctx, 200, page);
+        Json.respond(ctx, 200, Json.whole(items));
     }
 }

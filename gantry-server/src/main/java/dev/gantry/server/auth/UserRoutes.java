@@ -10,7 +10,6 @@ import dev.gantry.server.http.PathParams;
 import io.javalin.http.Context;
 import java.time.Duration;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
@@ -39,7 +38,7 @@ public final class UserRoutes {
     }
 
     public void list(Context ctx) {
-        Json.respond(ctx, 200, page(users.list().stream().map(UserRoutes::json).toList()));
+        Json.respond(ctx, 200, Json.whole(users.list().stream().map(UserRoutes::json).toList()));
     }
 
     public void issueToken(Context ctx) {
@@ -62,7 +61,7 @@ public final class UserRoutes {
     }
 
     public void tokens(Context ctx) {
-        Json.respond(ctx, 200, page(users.tokens(ctx.pathParam("login")).stream().map(UserRoutes::json).toList()));
+        Json.respond(ctx, 200, Json.whole(users.tokens(ctx.pathParam("login")).stream().map(UserRoutes::json).toList()));
     }
 
     public void revokeToken(Context ctx) {
@@ -81,7 +80,7 @@ public final class UserRoutes {
     }
 
     public void members(Context ctx) {
-        Json.respond(ctx, 200, page(users.members(ctx.pathParam("org")).stream().map(m -> Map.of(
+        Json.respond(ctx, 200, Json.whole(users.members(ctx.pathParam("org")).stream().map(m -> Map.of(
                 "login", m.login(), "role", m.role())).toList()));
     }
 
@@ -91,7 +90,7 @@ public final class UserRoutes {
     }
 
     public void groups(Context ctx) {
-        Json.respond(ctx, 200, page(users.groups(ctx.pathParam("org")).entrySet().stream().map(g -> Map.of(
+        Json.respond(ctx, 200, Json.whole(users.groups(ctx.pathParam("org")).entrySet().stream().map(g -> Map.of(
                 "name", g.getKey(), "members", g.getValue())).toList()));
     }
 
@@ -103,13 +102,6 @@ public final class UserRoutes {
     public void removeFromGroup(Context ctx) {
         users.removeFromGroup(ctx.pathParam("org"), ctx.pathParam("group"), ctx.pathParam("login"));
         Json.respond(ctx, 200, Map.of("message", "Removed from the group."));
-    }
-
-    private static Map<String, Object> page(List<?> items) {
-        Map<String, Object> page = new LinkedHashMap<>();
-        page.put("items", items);
-        page.put("next_page_token", null);
-        return page;
     }
 
     private static Map<String, Object> json(UserDao.User user) {

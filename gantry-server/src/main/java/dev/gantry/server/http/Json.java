@@ -11,6 +11,9 @@ import io.javalin.http.Context;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 
 /**
  * The API's JSON conventions in one place: properties in snake_case as CircleCI's API v2 names them (a record
@@ -37,6 +40,17 @@ public final class Json {
     /** {@code 2026-11-30T10:15:00.123Z}: always UTC, always milliseconds. */
     public static String time(Instant instant) {
         return TIME.format(instant);
+    }
+
+    /**
+     * CircleCI's list shape for a list that is never paged: {@code {"items": [...], "next_page_token": null}}
+     * (a map, as the token is null).
+     */
+    public static Map<String, Object> whole(List<?> items) {
+        Map<String, Object> page = new LinkedHashMap<>();
+        page.put("items", items);
+        page.put("next_page_token", null);
+        return page;
     }
 
     /** Answers {@code status} with {@code body} as JSON. */

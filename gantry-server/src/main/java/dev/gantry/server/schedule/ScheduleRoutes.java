@@ -10,7 +10,6 @@ import dev.gantry.server.http.JsonFields;
 import dev.gantry.server.http.PathParams;
 import dev.gantry.server.project.ProjectRoutes;
 import io.javalin.http.Context;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.SortedMap;
@@ -48,10 +47,8 @@ public final class ScheduleRoutes {
     }
 
     public void list(Context ctx) {
-        Map<String, Object> page = new LinkedHashMap<>();
-        page.put("items", schedules.list(ProjectRoutes.slugOf(ctx)).stream().map(Schedule::json).toList());
-        page.put("next_page_token", null);
-        Json.respond(ctx, 200, page);
+        Json.respond(ctx, 200, Json.whole(schedules.list(ProjectRoutes.slugOf(ctx)).stream().map(Schedule::json)
+                .toList()));
     }
 
     public void get(Context ctx) {

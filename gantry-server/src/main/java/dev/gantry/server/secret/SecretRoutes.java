@@ -11,7 +11,6 @@ import dev.gantry.server.project.ProjectSlug;
 import io.javalin.http.Context;
 import io.javalin.http.HandlerType;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -55,7 +54,7 @@ public final class SecretRoutes {
     }
 
     public void listProjectVars(Context ctx) {
-        Json.respond(ctx, 200, page(secrets.projectVars(ProjectRoutes.slugOf(ctx)).stream()
+        Json.respond(ctx, 200, Json.whole(secrets.projectVars(ProjectRoutes.slugOf(ctx)).stream()
                 .map(SecretRoutes::json).toList()));
     }
 
@@ -75,7 +74,7 @@ public final class SecretRoutes {
     }
 
     public void listContexts(Context ctx) {
-        Json.respond(ctx, 200, page(secrets.contexts(ownerOrganization(ctx).orElseThrow()).stream()
+        Json.respond(ctx, 200, Json.whole(secrets.contexts(ownerOrganization(ctx).orElseThrow()).stream()
                 .map(SecretRoutes::json).toList()));
     }
 
@@ -114,7 +113,7 @@ public final class SecretRoutes {
     }
 
     public void listContextVars(Context ctx) {
-        Json.respond(ctx, 200, page(secrets.contextVars(PathParams.uuid(ctx, "id")).stream()
+        Json.respond(ctx, 200, Json.whole(secrets.contextVars(PathParams.uuid(ctx, "id")).stream()
                 .map(SecretRoutes::json).toList()));
     }
 
@@ -137,7 +136,7 @@ public final class SecretRoutes {
     }
 
     public void restrictions(Context ctx) {
-        Json.respond(ctx, 200, page(secrets.restrictions(PathParams.uuid(ctx, "id")).stream()
+        Json.respond(ctx, 200, Json.whole(secrets.restrictions(PathParams.uuid(ctx, "id")).stream()
                 .map(SecretRoutes::json).toList()));
     }
 
@@ -178,13 +177,6 @@ public final class SecretRoutes {
     private static String text(JsonNode node, String field) {
         JsonNode value = node.get(field);
         return value == null || value.isNull() ? null : value.asText();
-    }
-
-    private static Map<String, Object> page(List<?> items) {
-        Map<String, Object> page = new LinkedHashMap<>();
-        page.put("items", items);
-        page.put("next_page_token", null);
-        return page;
     }
 
     private static Map<String, Object> json(SecretDao.ProjectVar v) {

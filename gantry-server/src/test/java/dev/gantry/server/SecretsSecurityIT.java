@@ -26,7 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
  * rotation re-wraps the data keys while the server runs, and a claimed job gets the project's variables and its
  * contexts' in precedence order, or the reason it may not.
  */
-class SecretsIT {
+class SecretsSecurityIT {
     static final String SECRET = "hunter2-correct-horse-4711";
 
     @RegisterExtension

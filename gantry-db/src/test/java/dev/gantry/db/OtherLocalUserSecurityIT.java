@@ -28,7 +28,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * on this project's machines and in CI. Without root, setpriv or that user it fails, rather than pass having checked
  * nothing.
  */
-class OtherLocalUserIT {
+class OtherLocalUserSecurityIT {
     private static final Duration TIMEOUT = Duration.ofSeconds(30);
     private static final String OTHER_USER = "nobody";
 
