@@ -5,7 +5,6 @@ import io.javalin.http.Context;
 import io.javalin.http.Handler;
 import java.util.List;
 import java.util.Locale;
-import java.util.Optional;
 import java.util.UUID;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -24,7 +23,6 @@ public final class AgentAuthentication implements Handler {
             + "$GANTRY_HOME/agent-token, or one from POST /api/v2/organization/{org}/agent-token) and send the "
             + "credential the registration answered as 'Authorization: Bearer <credential>'";
     private static final String POOLS = "gantry.agent.pools";
-    private static final String AGENT = "gantry.agent.id";
     private static final Pattern CLAIM = Pattern.compile(".*/agents/([^/]+)/claim");
     private static final Pattern TASK = Pattern.compile(".*/tasks/([^/]+)/([0-9]+)(/.*)?");
 
@@ -51,23 +49,31 @@ public final class AgentAuthentication implements Handler {
             throw ApiException.unauthorized((token.kind() == TokenKind.AGENT ? "a registration token only registers; "
                     : "that is not an agent's credential; ") + WHAT_TO_SEND);
         }
-        UUID agent = jdbi.withHandle(h -> h.createQuery(
-                        "SELECT id FROM gantry.agent WHERE credential_hash = :hash").bind("hash", token.hash().bytes())
-                .mapTo(UUID.class).findOne()).orElseThrow(() -> ApiException.notFound(
-                "no agent has this credential (the agent was removed, or the database is new); register again"));
-        ctx.attribute(AGENT, agent);
-        Matcher claim = CLAIM.matcher(ctx.path());
-        if (claim.matches() && !claim.group(1).equals(agent.toString())) {
-            throw ApiException.forbidden("an agent claims for itself only: this credential is agent " + agent + "'s");
-        }
+        // One query for both questions: whose credential this is, and, on a task's path, whom the task is leased to.
         Matcher task = TASK.matcher(ctx.path());
-        if (task.matches()) {
-            Optional<UUID> holder = holder(task.group(1), Integer.parseInt(task.group(2)));
-            if (holder.isPresent() && !holder.get().equals(agent)) {
-                throw ApiException.forbidden("task " + task.group(1) + "/" + task.group(2)
-                        + " is leased to another agent");
-            }
+        UUID job = task.matches() ? uuidOrNull(task.group(1)) : null;
+        int node = job == null ? 0 : Integer.parseInt(task.group(2));
+        Caller caller = jdbi.withHandle(h -> h.createQuery("""
+                        SELECT a.id AS agent, t.agent_id AS holder FROM gantry.agent a
+                        LEFT JOIN gantry.job_task t ON t.job_id = CAST(:job AS uuid) AND t.node_index = :node
+                        WHERE a.credential_hash = :hash""")
+                .bind("hash", token.hash().bytes()).bind("job", job).bind("node", node)
+                .map((rs, c) -> new Caller(rs.getObject("agent", UUID.class), rs.getObject("holder", UUID.class)))
+                .findOne()).orElseThrow(() -> ApiException.notFound(
+                "no agent has this credential (the agent was removed, or the database is new); register again"));
+        Matcher claim = CLAIM.matcher(ctx.path());
+        if (claim.matches() && !claim.group(1).equals(caller.agent().toString())) {
+            throw ApiException.forbidden("an agent claims for itself only: this credential is agent "
+                    + caller.agent() + "'s");
         }
+        if (caller.holder() != null && !caller.holder().equals(caller.agent())) {
+            throw ApiException.forbidden("task " + task.group(1) + "/" + task.group(2)
+                    + " is leased to another agent");
+        }
+    }
+
+    /** The agent a credential is, and the agent holding the task the path names (null: none, or no task path). */
+    private record Caller(UUID agent, UUID holder) {
     }
 
     /** What the registration token on this request allows, as {@link #handle} found it. */
@@ -91,16 +97,12 @@ public final class AgentAuthentication implements Handler {
                         + WHAT_TO_SEND));
     }
 
-    private Optional<UUID> holder(String jobId, int nodeIndex) {
-        UUID job;
+    private static UUID uuidOrNull(String text) {
         try {
-            job = UUID.fromString(jobId);
+            return UUID.fromString(text);
         } catch (IllegalArgumentException notAnId) {
-            return Optional.empty(); // the route says what is wrong with it
+            return null; // the route says what is wrong with it
         }
-        return jdbi.withHandle(h -> h.createQuery("""
-                        SELECT agent_id FROM gantry.job_task WHERE job_id = :job AND node_index = :node""")
-                .bind("job", job).bind("node", nodeIndex).mapTo(UUID.class).findOne());
     }
 
     private static ApiToken presented(Context ctx) {

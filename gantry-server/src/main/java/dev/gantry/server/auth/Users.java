@@ -30,6 +30,8 @@ public final class Users {
     private static final Pattern LOGIN = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
     /** How stale {@code last_used_at} may get: marking every request would write a row per call. */
     private static final Duration MARK_USED_EVERY = Duration.ofMinutes(1);
+    private static final Principal ADMIN_PRINCIPAL = new Principal(ActorIds.of(ADMIN), ADMIN, "Gantry admin", true,
+            Map.of());
 
     /** A token just issued: its secret text, shown this once, and its record. */
     public record IssuedToken(String token, UserDao.Token record) {
@@ -47,14 +49,17 @@ public final class Users {
 
     /** Makes sure the admin token's user exists; every server start calls it. */
     public Users ensureAdmin() {
-        jdbi.useHandle(h -> h.attach(UserDao.class).insertUser(ActorIds.of(ADMIN), ADMIN, "Gantry admin", true,
-                now()));
+        jdbi.useHandle(h -> h.attach(UserDao.class).insertUser(ADMIN_PRINCIPAL.id(), ADMIN, ADMIN_PRINCIPAL.name(),
+                true, now()));
         return this;
     }
 
-    /** Who the admin token is. */
+    /**
+     * Who the admin token is: the site admin {@code admin}, which {@link #ensureAdmin} made. Built without a query, as
+     * every call with the admin token asks; a site admin's roles are every organization's admin, whatever the rows say.
+     */
     public Principal admin() {
-        return principal(ActorIds.of(ADMIN)).orElseThrow(() -> new IllegalStateException("no admin user"));
+        return ADMIN_PRINCIPAL;
     }
 
     /** Who holds the live (not revoked, not expired) user token with {@code hash}, if anyone. */
@@ -65,16 +70,10 @@ public final class Users {
             holder.filter(t -> t.lastUsedAt() == null
                             || t.lastUsedAt().plus(MARK_USED_EVERY).isBefore(clock.instant()))
                     .ifPresent(t -> dao.markUsed(t.tokenId(), now()));
-            return holder.flatMap(t -> principal(t.userId()));
-        });
-    }
-
-    private Optional<Principal> principal(UUID userId) {
-        return jdbi.withHandle(h -> {
-            UserDao dao = h.attach(UserDao.class);
-            return dao.userById(userId).map(u -> {
+            // on the same connection: a second one per request would halve what the pool can serve
+            return holder.flatMap(t -> dao.userById(t.userId())).map(u -> {
                 Map<String, Role> roles = new HashMap<>();
-                dao.memberships(userId).forEach(m -> roles.put(m.organization(), Role.ofWord(m.role()).orElseThrow()));
+                dao.memberships(u.id()).forEach(m -> roles.put(m.organization(), Role.ofWord(m.role()).orElseThrow()));
                 return new Principal(u.id(), u.login(), u.name(), u.siteAdmin(), roles);
             });
         });
