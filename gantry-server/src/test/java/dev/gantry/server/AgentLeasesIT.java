@@ -116,9 +116,56 @@ class AgentLeasesIT {
         assertThat(agent.output(task, task.lease(), 0, "late\n").status()).isEqualTo(409);
         assertThat(agent.step(task, task.lease(), 0, "{\"name\": \"x\", \"status\": \"running\", \"output_offset\": 0}")
                 .status()).isEqualTo(409);
-        assertThat(agent.complete(task, task.lease(), "success").status()).isEqualTo(409);
         assertThat(runs.taskStatus(job, 0)).isEqualTo("infrastructure_fail");
         assertThat(output(job, 0)).doesNotContain("late");
+    }
+
+    @Test
+    void a_result_that_arrives_after_the_lease_ran_out_counts_while_no_retry_has_started() {
+        UUID job = runs.job(workflow, "test").insert();
+        AgentClient.Claimed task = agent.claimed(agentId);
+        agent.heartbeat(task, task.lease());
+        agent.output(task, task.lease(), 0, "compiling\n");
+        await().atMost(Duration.ofSeconds(5)).until(() -> runs.taskStatus(job, 0).equals("infrastructure_fail"));
+        await().atMost(Duration.ofSeconds(10)).until(() -> jobsNamed("test") == 2); // the retry, queued
+
+        ApiClient.Answer late = agent.complete(task, task.lease(), "success", """
+                "output": {"offset": 10, "data": "%s"}""".formatted(
+                Base64.getEncoder().encodeToString("linked\n".getBytes(StandardCharsets.UTF_8))));
+
+        assertThat(late.status()).as(late.body()).isEqualTo(200);
+        assertThat(late.json().has("superseded")).isFalse();
+        assertThat(runs.taskStatus(job, 0)).isEqualTo("success");
+        assertThat(runs.jobStatus(job)).isEqualTo("success");
+        assertThat(jobsNamed("test")).as("the retry that never started is withdrawn").isEqualTo(1);
+        assertThat(workflowStatus()).isEqualTo("success");
+        assertThat(output(job, 0)).startsWith("compiling\n").contains("agent running this task was lost")
+                .contains("arrived after its lease had run out").endsWith("linked\n");
+        assertThat(agent.complete(task, task.lease(), "success").status()).as("a repeat").isEqualTo(200);
+        assertThat(agent.claim(agentId, 64, 1 << 20).status()).as("nothing left to run").isEqualTo(204);
+    }
+
+    @Test
+    void a_result_that_arrives_after_a_retry_started_is_kept_but_does_not_count() {
+        UUID job = runs.job(workflow, "test").insert();
+        AgentClient.Claimed task = agent.claimed(agentId);
+        agent.heartbeat(task, task.lease());
+        await().atMost(Duration.ofSeconds(5)).until(() -> runs.taskStatus(job, 0).equals("infrastructure_fail"));
+        await().atMost(Duration.ofSeconds(10)).until(() -> jobsNamed("test") == 2);
+        AgentClient.Claimed retry = agent.claimed(agentId);
+
+        ApiClient.Answer late = agent.complete(task, task.lease(), "success");
+
+        assertThat(late.status()).as(late.body()).isEqualTo(200);
+        assertThat(late.json().get("superseded").asBoolean()).isTrue();
+        assertThat(runs.taskStatus(job, 0)).isEqualTo("infrastructure_fail");
+        String kept = server.jdbi().withHandle(h -> h.createQuery("SELECT superseded_status FROM gantry.job_task "
+                + "WHERE job_id = ?").bind(0, job).mapTo(String.class).one());
+        assertThat(kept).isEqualTo("success");
+        assertThat(runs.taskStatus(retry.jobId(), 0)).isEqualTo("running");
+        assertThat(output(job, 0)).contains("another attempt had started; kept, not counted");
+        assertThat(agent.complete(retry, retry.lease(), "success").status()).isEqualTo(200);
+        assertThat(workflowStatus()).isEqualTo("success");
     }
 
     @Test
@@ -292,6 +339,11 @@ class AgentLeasesIT {
     private static List<String> advancesRequested() {
         return server.jdbi().withHandle(h -> h.createQuery("SELECT payload FROM gantry_queue.message WHERE queue = ?")
                 .bind(0, Orchestration.ADVANCE_QUEUE).mapTo(String.class).list());
+    }
+
+    private int jobsNamed(String name) {
+        return server.jdbi().withHandle(h -> h.createQuery("SELECT count(*) FROM gantry.job WHERE workflow_id = ? "
+                + "AND name = ?").bind(0, workflow).bind(1, name).mapTo(Integer.class).one());
     }
 
     private String workflowStatus() {

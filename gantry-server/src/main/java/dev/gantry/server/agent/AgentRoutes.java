@@ -16,6 +16,7 @@ import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.time.InstantSource;
 import java.time.temporal.ChronoUnit;
@@ -136,18 +137,38 @@ final class AgentRoutes {
         List<StepUpdate> steps = StepUpdate.readAll(body, clock.instant().truncatedTo(ChronoUnit.MICROS));
         Optional<OutputTail> tail = OutputTail.read(body);
         // The output is on file before the task's end commits, so whoever follows it sees all of it.
-        Leases.LastReports last = h -> {
-            tail.ifPresent(t -> append(task, t.offset(), new ByteArrayInputStream(t.bytes())));
+        Leases.LastReports last = (h, late) -> {
+            if (late) {
+                // After the sweeper's note the agent's offsets no longer line up: its tail follows the note as is.
+                note(task, "[gantry] " + clock.instant() + ": the agent's result arrived after its lease had run out, "
+                        + "before any other attempt of the job started, and counts: " + status.word()
+                        + tail.map(t -> "; the last output it kept follows (from byte " + t.offset() + " of its "
+                        + "stream)").orElse(""));
+                tail.ifPresent(t -> note(task, new String(t.bytes(), StandardCharsets.UTF_8)));
+            } else {
+                tail.ifPresent(t -> append(task, t.offset(), new ByteArrayInputStream(t.bytes())));
+            }
             message.ifPresent(m -> note(task, "[gantry] the agent ended the task " + status.word() + ": " + m));
             steps.forEach(step -> step.record(h, task));
         };
+        Leases.Completed how;
         try {
-            leases.complete(task, lease, status, last);
+            how = leases.complete(task, lease, status, last);
         } catch (OutputGapException gap) {
             gap(ctx, gap);
             return;
         }
-        Json.respond(ctx, 200, Map.of("status", status.word()));
+        Map<String, Object> answer = new LinkedHashMap<>();
+        answer.put("status", status.word());
+        if (how == Leases.Completed.SUPERSEDED) {
+            // 200, not 409: the agent may forget the result, which the server has kept
+            answer.put("superseded", true);
+            answer.put("message", "the task had been given up as lost and another attempt of the job started (or "
+                    + "the workflow ended) before this result arrived: it is kept, but does not count");
+            note(task, "[gantry] " + clock.instant() + ": the agent's result (" + status.word() + ") arrived after "
+                    + "its lease had run out and another attempt had started; kept, not counted");
+        }
+        Json.respond(ctx, 200, answer);
     }
 
     /**

@@ -27,7 +27,10 @@ import org.slf4j.LoggerFactory;
  * job settles and the workflow's advance is requested ({@link JobSettlement}). The orchestrator retries the job.
  *
  * <p>Several server processes may sweep the same database: the compare-and-set lets one of them give up each task.
- * {@link #start()} once, {@link #close()} once; a failed sweep is logged and the next one tries again.
+ * {@link #start()} once, {@link #close()} once. A sweep that fails (the database is away) is logged, and the next one
+ * that gets through renews every running lease instead of giving any up: agents could not renew theirs either, so
+ * an outage of the database is never taken for lost agents. An agent late with its result after all can still
+ * complete (see {@link Leases#complete}).
  */
 final class LeaseSweeper implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(LeaseSweeper.class);
@@ -46,6 +49,8 @@ final class LeaseSweeper implements AutoCloseable {
 
     private final Duration leaseTimeout;
     private final TaskWakeups wakeups;
+    /** Set at the start and after a failed sweep: the next sweep renews every running lease instead. */
+    private volatile boolean renewFirst;
 
     LeaseSweeper(Jdbi jdbi, Queues queues, OutputStore output, InstantSource clock, Duration leaseTimeout,
                  TaskWakeups wakeups) {
@@ -58,32 +63,42 @@ final class LeaseSweeper implements AutoCloseable {
     }
 
     /**
-     * Starts sweeping, after giving every running task a full lease from now: while no server ran, no agent could
-     * renew, and a restart must not turn its own downtime into lost agents (and retries that overlap jobs still
-     * running). An agent that really is gone is found one lease later.
+     * Starts sweeping. The first sweep gives every running task a full lease from now before it looks for expired
+     * ones: while no server ran, no agent could renew, and a restart must not turn its own downtime into lost agents
+     * (and retries that overlap jobs still running). An agent that really is gone is found one lease later.
      */
     void start() {
-        Instant now = clock.instant().truncatedTo(ChronoUnit.MICROS);
-        int renewed = jdbi.withExtension(TaskDao.class, tasks -> tasks.renewAllRunning(
-                now.plus(leaseTimeout).atOffset(ZoneOffset.UTC)));
-        if (renewed > 0) {
-            LOG.info("Gave the {} running tasks a fresh lease of {} ms after the start", renewed,
-                    leaseTimeout.toMillis());
-        }
-        timer.scheduleWithFixedDelay(this::sweepLogged, EVERY.toMillis(), EVERY.toMillis(), TimeUnit.MILLISECONDS);
+        renewFirst = true;
+        timer.scheduleWithFixedDelay(this::sweepLogged, 0, EVERY.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     private void sweepLogged() {
         try {
             sweep();
         } catch (RuntimeException e) {
-            LOG.warn("Sweeping expired agent leases failed; trying again in {} ms", EVERY.toMillis(), e);
+            // The database is away, most likely: no heartbeat gets through either, so the next sweep that can
+            // reach it first gives every running task a fresh lease, as after a restart.
+            if (!renewFirst) {
+                LOG.warn("Sweeping expired agent leases failed; trying again every {} ms, and the running tasks get "
+                        + "a fresh lease once a sweep gets through", EVERY.toMillis(), e);
+            }
+            renewFirst = true;
         }
     }
 
     /** One sweep; returns how many tasks it gave up. */
     int sweep() {
         Instant now = clock.instant().truncatedTo(ChronoUnit.MICROS);
+        if (renewFirst) {
+            int renewed = jdbi.withExtension(TaskDao.class, tasks -> tasks.renewAllRunning(
+                    now.plus(leaseTimeout).atOffset(ZoneOffset.UTC)));
+            renewFirst = false;
+            if (renewed > 0) {
+                LOG.info("Gave the {} running tasks a fresh lease of {} ms: no agent could renew one while this "
+                        + "server was down or could not reach the database", renewed, leaseTimeout.toMillis());
+            }
+            return 0;
+        }
         List<TaskDao.Expired> expired = jdbi.withExtension(TaskDao.class, tasks -> tasks.expired(
                 now.atOffset(ZoneOffset.UTC), BATCH));
         int lost = 0;

@@ -3,10 +3,13 @@ package dev.gantry.server.agent;
 import dev.gantry.server.http.ApiException;
 import dev.gantry.server.orchestrator.WorkflowAdvancer;
 import dev.gantry.server.run.TaskStatus;
+import dev.gantry.server.run.WorkflowStatus;
 import java.time.Instant;
 import java.time.InstantSource;
+import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
+import java.util.List;
 import java.util.UUID;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
@@ -62,50 +65,116 @@ final class Leases {
         return jdbi.inTransaction(h -> require(h, task, lease));
     }
 
-    /** What a completion records in the transaction that ends the task, only if its lease ended it. */
+    /**
+     * What a completion records in the transaction that ends the task, only if its lease ended it; {@code late} when
+     * the task had been given up as lost and this completion came after (its output then follows the note the
+     * sweeper left, whatever offsets the agent counted).
+     */
     interface LastReports {
-        void record(Handle h);
+        void record(Handle h, boolean late);
+    }
+
+    /** How a completion was taken. */
+    enum Completed {
+        /** It ended the task. */
+        ENDED,
+        /** The task had ended under this lease already: the agent's earlier completion landed and its answer was lost. */
+        REPEATED,
+        /**
+         * The task had been given up as lost (its lease ran out while the agent or the database was away) and no
+         * other attempt of the job had started: the agent's outcome replaced {@code infrastructure_fail}.
+         */
+        LATE,
+        /** It came too late to count (another attempt had started, or the workflow had ended): kept, not applied. */
+        SUPERSEDED
     }
 
     /**
      * Ends the task with {@code status} and records {@code last} (the reports the completion carries); when it was
      * the job's last task, settles the job and advances the workflow, all in one transaction (waking the claims after
      * the commit if that queued tasks). A repeat with the same lease after the task was completed changes nothing
-     * and records nothing; after it was given up as lost, it is 409.
+     * and records nothing. After the task was given up as lost, a completion is taken late if it can still count
+     * (see {@link Completed}).
      *
      * @throws ApiException 409 when {@code lease} is not the task's lease, 404 when there is no such task
      */
-    void complete(TaskKey task, UUID lease, TaskStatus status, LastReports last) {
+    Completed complete(TaskKey task, UUID lease, TaskStatus status, LastReports last) {
         Instant now = now();
+        OffsetDateTime at = now.atOffset(ZoneOffset.UTC);
+        Completed[] how = new Completed[1];
         boolean queued = jdbi.inTransaction(h -> {
             TaskDao tasks = h.attach(TaskDao.class);
             // The workflow first, then the job, as cancel and approve take them: the job's end advances the workflow
             // in this transaction.
             UUID workflowId = tasks.lockWorkflowOfJob(task.jobId()).orElseThrow(() -> unknown(task));
             tasks.lockJob(task.jobId());
-            int finished = tasks.finish(task.jobId(), task.nodeIndex(), lease, status.word(),
-                    now.atOffset(ZoneOffset.UTC));
-            if (finished == 1) {
+            if (tasks.finish(task.jobId(), task.nodeIndex(), lease, status.word(), at) == 1) {
                 // After the compare-and-set, which proves the lease: all of it commits together in any case.
-                last.record(h);
+                how[0] = Completed.ENDED;
+                last.record(h, false);
                 return JobSettlement.afterTaskEnded(h, task.jobId(), now) != null
-                        && WorkflowAdvancer.advance(h, workflowId, now.atOffset(ZoneOffset.UTC));
+                        && WorkflowAdvancer.advance(h, workflowId, at);
             }
             TaskDao.TaskState state = tasks.state(task.jobId(), task.nodeIndex()).orElseThrow(() -> unknown(task));
-            // Ended by a completion under this lease, not given up by the sweeper: the agent's earlier completion
-            // landed and its answer was lost. An infrastructure_fail may be the sweeper's; a repeat saying the same
-            // changes nothing either way, so it is a repeat too.
             TaskStatus ended = TaskStatus.ofWord(state.status());
-            boolean repeat = lease.equals(state.lease()) && ended.terminal()
-                    && (ended != TaskStatus.INFRASTRUCTURE_FAIL || status == TaskStatus.INFRASTRUCTURE_FAIL);
-            if (!repeat) {
+            if (!lease.equals(state.lease()) || !ended.terminal()) {
                 throw lost(task);
             }
-            return false;
+            if (!state.givenUp() || state.supersededStatus() != null) {
+                // Ended by a completion under this lease: the agent's earlier one landed and its answer was lost.
+                // Only an infrastructure_fail the agent reported cannot be followed by another outcome.
+                if (ended == TaskStatus.INFRASTRUCTURE_FAIL && status != ended && state.supersededStatus() == null) {
+                    throw lost(task);
+                }
+                how[0] = Completed.REPEATED;
+                return false;
+            }
+            // Given up by the sweeper: the agent (or the database) was away longer than its lease.
+            if (status == TaskStatus.INFRASTRUCTURE_FAIL) {
+                how[0] = Completed.REPEATED;
+                return false;
+            }
+            if (!canTakeLate(tasks, task)) {
+                tasks.supersede(task.jobId(), task.nodeIndex(), lease, status.word(), at);
+                how[0] = Completed.SUPERSEDED;
+                return false;
+            }
+            tasks.finishLate(task.jobId(), task.nodeIndex(), lease, status.word(), at);
+            how[0] = Completed.LATE;
+            last.record(h, true);
+            List<TaskStatus> statuses = tasks.statuses(task.jobId()).stream().map(TaskStatus::ofWord).toList();
+            if (statuses.stream().anyMatch(s -> !s.terminal())) {
+                return false; // the job settles when its last node ends
+            }
+            tasks.resettleJob(task.jobId(), TaskStatus.jobOutcome(statuses).word(), at);
+            return WorkflowAdvancer.advance(h, workflowId, at);
         });
         if (queued) {
             wakeups.tasksQueued();
         }
+        return how[0];
+    }
+
+    /**
+     * Whether a late completion can still decide the job: it is not being canceled, its workflow has not ended, no
+     * other node of it was lost too (the job is retried anyway), and no retry of it has started a task. A retry that
+     * has not is withdrawn here (its tasks are locked first, so no claim starts one meanwhile): the late result makes
+     * it unneeded.
+     */
+    private static boolean canTakeLate(TaskDao tasks, TaskKey task) {
+        if (tasks.cancelRequested(task.jobId())
+                || WorkflowStatus.ofWord(tasks.workflowStatus(task.jobId())).terminal()
+                || tasks.otherNodesLost(task.jobId(), task.nodeIndex())) {
+            return false;
+        }
+        List<UUID> retries = tasks.retries(task.jobId());
+        for (UUID retry : retries) {
+            if (tasks.lockTasks(retry).stream().anyMatch(s -> !s.equals("queued"))) {
+                return false;
+            }
+        }
+        retries.forEach(tasks::withdrawRetry);
+        return true;
     }
 
     static ApiException lost(TaskKey task) {

@@ -24,7 +24,7 @@ interface TaskDao {
     }
 
     /** What {@link #state} reads. */
-    record TaskState(String status, UUID lease) {
+    record TaskState(String status, UUID lease, boolean givenUp, String supersededStatus) {
     }
 
     /** What {@link #heartbeat} returns. */
@@ -100,7 +100,10 @@ interface TaskDao {
             """)
     int finish(UUID jobId, int nodeIndex, UUID lease, String status, OffsetDateTime now);
 
-    @SqlQuery("SELECT status, lease FROM gantry.job_task WHERE job_id = :jobId AND node_index = :nodeIndex")
+    @SqlQuery("""
+            SELECT status, lease, given_up_at IS NOT NULL AS given_up, superseded_status FROM gantry.job_task
+            WHERE job_id = :jobId AND node_index = :nodeIndex
+            """)
     Optional<TaskState> state(UUID jobId, int nodeIndex);
 
     @SqlQuery("SELECT status FROM gantry.job_task WHERE job_id = :jobId ORDER BY node_index")
@@ -112,6 +115,63 @@ interface TaskDao {
             WHERE id = :jobId AND status IN ('queued', 'running')
             """)
     int settleJob(UUID jobId, String status, OffsetDateTime now);
+
+    /**
+     * infrastructure_fail → {@code status} for the holder of {@code lease}: a completion that came after the sweeper
+     * gave the task up; 1 when it moved.
+     */
+    @SqlUpdate("""
+            UPDATE gantry.job_task SET status = :status, stopped_at = :now
+            WHERE job_id = :jobId AND node_index = :nodeIndex AND status = 'infrastructure_fail' AND lease = :lease
+              AND given_up_at IS NOT NULL
+            """)
+    int finishLate(UUID jobId, int nodeIndex, UUID lease, String status, OffsetDateTime now);
+
+    /** Keeps what a late completion reported without changing the task's outcome. */
+    @SqlUpdate("""
+            UPDATE gantry.job_task SET superseded_status = :status, superseded_at = :now
+            WHERE job_id = :jobId AND node_index = :nodeIndex AND lease = :lease
+            """)
+    int supersede(UUID jobId, int nodeIndex, UUID lease, String status, OffsetDateTime now);
+
+    /** The job the sweeper settled as infrastructure_fail takes the outcome its tasks have now; 1 when it moved. */
+    @SqlUpdate("""
+            UPDATE gantry.job SET status = :status, stopped_at = :now
+            WHERE id = :jobId AND status = 'infrastructure_fail'
+            """)
+    int resettleJob(UUID jobId, String status, OffsetDateTime now);
+
+    /** The later attempts of the job (its retry), in its workflow under its name. */
+    @SqlQuery("""
+            SELECT r.id FROM gantry.job j
+            JOIN gantry.job r ON r.workflow_id = j.workflow_id AND r.name = j.name AND r.attempt > j.attempt
+            WHERE j.id = :jobId
+            """)
+    List<UUID> retries(UUID jobId);
+
+    /**
+     * The statuses of the job's tasks, locked: a claim skips locked tasks, and one that started a task before is
+     * waited for, so what this answers stays true until the transaction ends.
+     */
+    @SqlQuery("SELECT status FROM gantry.job_task WHERE job_id = :jobId FOR UPDATE")
+    List<String> lockTasks(UUID jobId);
+
+    /** Removes a retry that never started, with its tasks (the caller holds them locked); 1 when it was removed. */
+    @SqlUpdate("""
+            WITH tasks AS (DELETE FROM gantry.job_task WHERE job_id = :jobId)
+            DELETE FROM gantry.job WHERE id = :jobId AND status = 'queued'
+            """)
+    int withdrawRetry(UUID jobId);
+
+    /** Whether a node of the job other than {@code nodeIndex} was given up as lost. */
+    @SqlQuery("""
+            SELECT EXISTS (SELECT 1 FROM gantry.job_task WHERE job_id = :jobId AND node_index <> :nodeIndex
+                                                           AND status = 'infrastructure_fail')
+            """)
+    boolean otherNodesLost(UUID jobId, int nodeIndex);
+
+    @SqlQuery("SELECT w.status FROM gantry.workflow w JOIN gantry.job j ON j.workflow_id = w.id WHERE j.id = :jobId")
+    String workflowStatus(UUID jobId);
 
     /** Extends every running task's lease to at least {@code until}; returns how many there are. */
     @SqlUpdate("""
@@ -175,7 +235,7 @@ interface TaskDao {
 
     /** running → infrastructure_fail, if the lease is still expired (a heartbeat may have come meanwhile). */
     @SqlUpdate("""
-            UPDATE gantry.job_task SET status = 'infrastructure_fail', stopped_at = :now
+            UPDATE gantry.job_task SET status = 'infrastructure_fail', stopped_at = :now, given_up_at = :now
             WHERE job_id = :jobId AND node_index = :nodeIndex AND status = 'running' AND lease_until < :now
             """)
     int markLost(UUID jobId, int nodeIndex, OffsetDateTime now);

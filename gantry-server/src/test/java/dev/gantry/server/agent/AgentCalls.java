@@ -73,7 +73,7 @@ public final class AgentCalls {
      */
     public void complete(TaskKey task, UUID lease, TaskStatus status, int lastStep, Instant now) {
         StepUpdate end = step(lastStep, status.word(), now, now);
-        leases.complete(task, lease, status, h -> end.record(h, task));
+        leases.complete(task, lease, status, (h, late) -> end.record(h, task));
     }
 
     private static StepUpdate step(int index, String status, Instant startedAt, Instant stoppedAt) {
