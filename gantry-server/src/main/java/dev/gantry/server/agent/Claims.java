@@ -124,7 +124,8 @@ final class Claims {
             return Optional.empty();
         }
         if (!firstLook) {
-            h.attach(AgentDao.class).seen(agentId, now.atOffset(ZoneOffset.UTC));
+            h.attach(AgentDao.class).touch(agentId, now.atOffset(ZoneOffset.UTC),
+                    now.minus(Leases.SEEN_GRAIN).atOffset(ZoneOffset.UTC));
         }
         TaskKey task = picked.get();
         UUID lease = UUID.randomUUID();

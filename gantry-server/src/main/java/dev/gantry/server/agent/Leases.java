@@ -4,6 +4,7 @@ import dev.gantry.server.http.ApiException;
 import dev.gantry.server.orchestrator.WorkflowAdvancer;
 import dev.gantry.server.run.TaskStatus;
 import dev.gantry.server.run.WorkflowStatus;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.time.OffsetDateTime;
@@ -19,6 +20,9 @@ import org.jdbi.v3.core.Jdbi;
  * (else 409), and a completion ends the task by compare-and-set. Thread-safe.
  */
 final class Leases {
+    /** How stale an agent's last-seen time may get before a heartbeat writes it again. */
+    static final Duration SEEN_GRAIN = Duration.ofSeconds(1);
+
     private final Jdbi jdbi;
     private final TaskWakeups wakeups;
     private final AgentSettings settings;
@@ -42,7 +46,8 @@ final class Leases {
             TaskDao.Heartbeat beat = h.attach(TaskDao.class).heartbeat(task.jobId(), task.nodeIndex(), lease,
                     now.plus(settings.leaseTimeout()).atOffset(ZoneOffset.UTC), now.atOffset(ZoneOffset.UTC))
                     .orElseThrow(() -> lost(task));
-            h.attach(AgentDao.class).seen(beat.agentId(), now.atOffset(ZoneOffset.UTC));
+            h.attach(AgentDao.class).touch(beat.agentId(), now.atOffset(ZoneOffset.UTC),
+                    now.minus(SEEN_GRAIN).atOffset(ZoneOffset.UTC));
             return beat.cancelRequested();
         });
     }
