@@ -9,8 +9,10 @@ import dev.gantry.agent.protocol.RetryPolicy;
 import dev.gantry.agent.protocol.ServerUnavailableException;
 import dev.gantry.agent.protocol.UnauthorizedException;
 import dev.gantry.agent.protocol.UnknownAgentException;
+import dev.gantry.agent.task.CompletionSpool;
 import dev.gantry.agent.task.TaskRunner;
 import dev.gantry.agent.task.TaskSettings;
+import java.io.IOException;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.Set;
@@ -26,7 +28,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>{@link #run} blocks the calling thread until {@link #close}. Closing stops claiming at once and abandons running
  * tasks: their processes are killed and nothing more is sent, so their leases expire on the server and the jobs are
- * retried elsewhere. {@link #close} may be called from any thread (a shutdown hook).
+ * retried elsewhere. Results of tasks that finished but could not be delivered stay in the work directory's
+ * {@link CompletionSpool}, which the next run delivers. {@link #close} may be called from any thread (a shutdown
+ * hook).
  */
 public final class Agent implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Agent.class);
@@ -46,6 +50,8 @@ public final class Agent implements AutoCloseable {
     private final Set<TaskRunner> running = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
     private volatile Thread loop;
+    /** Finished tasks' results the server has not taken yet; made when the agent runs. */
+    private volatile CompletionSpool spool;
 
     /** An agent; {@code onRegistered} is told each time it registers (once, unless the server forgets it). */
     public Agent(AgentSettings settings, AgentServer server, TaskSettings taskSettings,
@@ -62,8 +68,15 @@ public final class Agent implements AutoCloseable {
      *
      * @throws UnauthorizedException if the server refuses the token
      */
-    public void run() throws InterruptedException {
+    public void run() throws InterruptedException, IOException {
         loop = Thread.currentThread();
+        spool = new CompletionSpool(taskSettings.workDir(), taskSettings.resultWindow());
+        int waiting = spool.size();
+        if (waiting > 0) {
+            LOG.warn("{} results of finished tasks wait in {} for the server; delivering them", waiting,
+                    CompletionSpool.DIRECTORY);
+        }
+        spool.start(server);
         try {
             Registration registration = register();
             int failures = 0;
@@ -93,6 +106,8 @@ public final class Agent implements AutoCloseable {
             if (!closed) {
                 throw e;
             }
+        } finally {
+            spool.close();
         }
     }
 
@@ -136,7 +151,7 @@ public final class Agent implements AutoCloseable {
 
     private void start(Assignment assignment, Duration heartbeatInterval) {
         ResourceSizes.Size size = ResourceSizes.of(assignment.job());
-        TaskRunner runner = new TaskRunner(server, assignment, heartbeatInterval, taskSettings);
+        TaskRunner runner = new TaskRunner(server, spool, assignment, heartbeatInterval, taskSettings);
         capacity.take(size);
         running.add(runner);
         LOG.info("claimed task {} ({} #{}, {})", runner.task(), assignment.job().name(), assignment.job().number(),

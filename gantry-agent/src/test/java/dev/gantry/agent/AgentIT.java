@@ -113,6 +113,8 @@ class AgentIT {
             agent.run();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
         }
     }
 }

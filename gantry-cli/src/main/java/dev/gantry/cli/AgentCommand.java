@@ -2,14 +2,15 @@ package dev.gantry.cli;
 
 import dev.gantry.agent.Agent;
 import dev.gantry.agent.AgentSettings;
-import dev.gantry.agent.protocol.HttpAgentServer;
-import dev.gantry.agent.protocol.RetryPolicy;
-import dev.gantry.agent.protocol.UnauthorizedException;
 import dev.gantry.agent.executor.Executor;
 import dev.gantry.agent.executor.HostShellExecutor;
 import dev.gantry.agent.executor.SandboxException;
 import dev.gantry.agent.executor.docker.DockerExecutor;
+import dev.gantry.agent.protocol.HttpAgentServer;
+import dev.gantry.agent.protocol.RetryPolicy;
+import dev.gantry.agent.protocol.UnauthorizedException;
 import dev.gantry.agent.task.TaskSettings;
+import dev.gantry.db.Durations;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.URI;
@@ -89,13 +90,19 @@ final class AgentCommand implements Callable<Integer> {
                     + "/run/podman/podman.sock and $XDG_RUNTIME_DIR/podman/podman.sock that exists.")
     URI dockerHost;
 
+    @Option(names = "--result-window", paramLabel = "DURATION", defaultValue = "24h",
+            description = "How long the result of a finished task is kept and offered again while the server cannot "
+                    + "take it (a server or database outage, this agent restarting): 90s, 30m, 24h. "
+                    + "Default: ${DEFAULT-VALUE}.")
+    String resultWindow;
+
     @Option(names = "--ecr-endpoint", paramLabel = "URL",
             description = "Amazon ECR's API endpoint for the registry logins of images with aws_auth, e.g. a VPC "
                     + "endpoint. Default: AWS's endpoint in the registry's region.")
     URI ecrEndpoint;
 
     @Override
-    public Integer call() throws InterruptedException {
+    public Integer call() throws InterruptedException, IOException {
         Map<String, String> environment = System.getenv();
         AgentSettings settings = settings(environment);
         LOG.info("agent settings: {}", settings);
@@ -104,7 +111,8 @@ final class AgentCommand implements Callable<Integer> {
         Executor jobs = executor(settings, environment, out);
         HttpAgentServer http = new HttpAgentServer(settings.server(), settings.token(), RetryPolicy.DEFAULT);
         Agent agent = new Agent(settings, http,
-                TaskSettings.defaults(settings.workDir(), settings.server().toString(), jobs, environment),
+                TaskSettings.defaults(settings.workDir(), settings.server().toString(), jobs, environment)
+                        .withResultWindow(resultWindow()),
                 registration -> {
                     out.println("Gantry agent " + settings.name() + " registered with " + settings.server() + " (cpu="
                             + settings.cpu() + ", memory=" + settings.memoryMb() + " MiB)");
@@ -170,6 +178,12 @@ final class AgentCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
+    }
+
+    private Duration resultWindow() {
+        return Durations.parse(resultWindow).filter(Duration::isPositive).orElseThrow(() -> new ParameterException(
+                spec.commandLine(), "--result-window must be a duration like 90s, 30m or 24h, got '" + resultWindow
+                + "'"));
     }
 
     private URI uri() {

@@ -87,19 +87,20 @@ final class GantryProcesses implements AutoCloseable {
     }
 
     /**
-     * Starts agent {@code name} offering {@code cpu} CPUs and 8 GB, running jobs on the host shell: these tests are
-     * about the orchestration, and their jobs leave traces in host files (the container executor has tests of its
-     * own).
+     * Starts agent {@code name} offering {@code cpu} CPUs, 2 GB of memory (at least 8 in all) and 10 GB of disk per
+     * CPU, running jobs on the host shell: these tests are about the orchestration, and their jobs leave traces in
+     * host files (the container executor has tests of its own).
      */
     Process startAgent(String name, int cpu) {
         return startAgent(name, cpu, "shell");
     }
 
-    /** Starts agent {@code name} offering {@code cpu} CPUs and 8 GB, running jobs on {@code executor}. */
+    /** Starts agent {@code name} offering as {@link #startAgent(String, int)} does, running jobs on {@code executor}. */
     Process startAgent(String name, int cpu, String executor) {
         return start("agent-" + name + "-" + ++agentStarts, List.of("agent", "--server", url().toString(),
-                "--token-file", home.resolve("agent-token").toString(), "--cpu", Integer.toString(cpu), "--memory",
-                "8", "--name", name, "--work-dir", home.resolve("work-" + name).toString(), "--executor", executor));
+                "--token-file", home.resolve("agent-token").toString(), "--cpu", Integer.toString(cpu),
+                "--memory", Integer.toString(Math.max(8, 2 * cpu)), "--disk", Integer.toString(10 * cpu),
+                "--name", name, "--work-dir", home.resolve("work-" + name).toString(), "--executor", executor));
     }
 
     /**

@@ -42,12 +42,20 @@ public interface AgentServer {
 
     /**
      * {@code POST /tasks/…/complete}: records what {@code completion} carries and ends the task; repeating it with
-     * the same lease is harmless.
+     * the same lease is harmless. A completion may come after the lease ran out (the agent or the server was away):
+     * it still counts if no other attempt of the job has started, else the server keeps it as superseded.
      *
+     * @return false when the server kept it as superseded: it does not count
      * @throws OutputOffsetException if the output's offset is beyond what the server holds: send the output through
      *                               {@link #appendOutput} and complete again without it
      */
-    void complete(TaskRef task, Completion completion) throws InterruptedException;
+    boolean complete(TaskRef task, Completion completion) throws InterruptedException;
+
+    /** The credential this client calls with, once registered: kept with a completion that waits on disk. */
+    String credential();
+
+    /** This server, called with {@code credential}: one that an earlier run of this agent registered with. */
+    AgentServer as(String credential);
 
     /** {@code GET /tasks/…/cache?key=…}: the first key that matches, exactly or as the newest of a prefix. */
     Optional<CacheHit> findCache(TaskRef task, List<String> keys) throws InterruptedException;

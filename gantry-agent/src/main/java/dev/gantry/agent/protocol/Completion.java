@@ -19,9 +19,4 @@ public record Completion(TaskOutcome outcome, String message, Map<Integer, StepR
             throw new IllegalArgumentException("a completion carries at most " + MAX_OUTPUT + " bytes of output");
         }
     }
-
-    /** The same completion without output, once the output went through output calls. */
-    public Completion withoutOutput(long offset) {
-        return new Completion(outcome, message, steps, offset, new byte[0]);
-    }
 }

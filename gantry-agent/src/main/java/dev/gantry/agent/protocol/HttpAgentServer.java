@@ -37,6 +37,13 @@ public final class HttpAgentServer implements AgentServer {
     /** Added to the server's poll timeout, so a long poll that the server ends on time is never cut short here. */
     private static final Duration POLL_MARGIN = Duration.ofSeconds(15);
 
+    /**
+     * How long a call that a step needs (caches, workspaces, artifacts, test results) waits out a server or database
+     * that is away before the step fails: the job keeps its place meanwhile, and the server renews leases after an
+     * outage. Heartbeats, step reports and output are simply sent again later, and a completion is kept on disk.
+     */
+    static final Duration OUTAGE_PATIENCE = Duration.ofMinutes(10);
+
     private final HttpCalls calls;
     private volatile Duration pollTimeout = Duration.ofSeconds(25);
 
@@ -47,6 +54,20 @@ public final class HttpAgentServer implements AgentServer {
         }
         String base = server.toString().replaceAll("/+$", "");
         this.calls = new HttpCalls(base, URI.create(base + BASE), token, retry, RetryBudget.standard());
+    }
+
+    private HttpAgentServer(HttpCalls calls) {
+        this.calls = calls;
+    }
+
+    @Override
+    public String credential() {
+        return calls.credential();
+    }
+
+    @Override
+    public AgentServer as(String credential) {
+        return credential.equals(calls.credential()) ? this : new HttpAgentServer(calls.as(credential));
     }
 
     @Override
@@ -83,7 +104,7 @@ public final class HttpAgentServer implements AgentServer {
 
     @Override
     public boolean heartbeat(TaskRef task) throws InterruptedException {
-        return expectJson(taskCall("heartbeat", task, post(task, "/heartbeat", BodyPublishers.noBody()), null), 200)
+        return expectJson(quickTaskCall("heartbeat", task, post(task, "/heartbeat", BodyPublishers.noBody())), 200)
                 .path("cancel").asBoolean(false);
     }
 
@@ -106,11 +127,11 @@ public final class HttpAgentServer implements AgentServer {
     public void reportStep(TaskRef task, int stepIndex, StepReport report) throws InterruptedException {
         HttpRequest request = builder(task, "/steps/" + stepIndex).header("Content-Type", "application/json")
                 .PUT(json(stepBody(report))).timeout(CALL_TIMEOUT).build();
-        expect(taskCall("step", task, request, null), 200, 201, 204);
+        expect(quickTaskCall("step", task, request), 200, 201, 204);
     }
 
     @Override
-    public void complete(TaskRef task, Completion completion) throws InterruptedException {
+    public boolean complete(TaskRef task, Completion completion) throws InterruptedException {
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("status", completion.outcome().word());
         if (completion.message() != null) {
@@ -137,6 +158,7 @@ public final class HttpAgentServer implements AgentServer {
             throw new LeaseLostException(task, reply.json().path("message").asText(reply.text()));
         }
         expect(reply, 200, 204);
+        return !reply.json().path("superseded").asBoolean(false);
     }
 
     private static Map<String, Object> stepBody(StepReport report) {
@@ -255,10 +277,21 @@ public final class HttpAgentServer implements AgentServer {
         return taskCall(what, task, request, download, false);
     }
 
-    /** A call about a task: 409 means the lease is gone, unless {@code conflictIsAnswer} (a cache key that exists). */
+    /** A call about a task that is made again anyway if it fails: it gives up after the policy's time. */
+    private HttpCalls.Reply quickTaskCall(String what, TaskRef task, HttpRequest request) throws InterruptedException {
+        return lostOn409(calls.send(what, task, request, null), task, false);
+    }
+
+    /**
+     * A call about a task that a step needs: it waits out an outage ({@link #OUTAGE_PATIENCE}). 409 means the lease
+     * is gone, unless {@code conflictIsAnswer} (a cache key that exists).
+     */
     private HttpCalls.Reply taskCall(String what, TaskRef task, HttpRequest request, Path download,
                                      boolean conflictIsAnswer) throws InterruptedException {
-        HttpCalls.Reply reply = calls.send(what, task, request, download);
+        return lostOn409(calls.send(what, task, request, download, OUTAGE_PATIENCE), task, conflictIsAnswer);
+    }
+
+    private static HttpCalls.Reply lostOn409(HttpCalls.Reply reply, TaskRef task, boolean conflictIsAnswer) {
         if (reply.status() == 409 && !conflictIsAnswer) {
             throw new LeaseLostException(task, reply.json().path("message").asText(reply.text()));
         }

@@ -45,8 +45,29 @@ final class HttpCalls {
                 .followRedirects(HttpClient.Redirect.NEVER).build();
     }
 
+    /** The same server, client and budget, calling with {@code credential}. */
+    private HttpCalls(HttpCalls from, String credential) {
+        this.server = from.server;
+        this.base = from.base;
+        this.registrationToken = from.registrationToken;
+        this.retry = from.retry;
+        this.budget = from.budget;
+        this.http = from.http;
+        this.credential = credential;
+    }
+
     String server() {
         return server;
+    }
+
+    /** These calls under another credential of this agent's: one an earlier run of it registered with. */
+    HttpCalls as(String credential) {
+        return new HttpCalls(this, credential);
+    }
+
+    /** The credential calls carry now; null before the agent registered. */
+    String credential() {
+        return credential;
     }
 
     /**
@@ -78,6 +99,12 @@ final class HttpCalls {
      * a 200 body goes to that file; any other body is kept in memory for its message.
      */
     Reply send(String what, TaskRef task, HttpRequest request, Path download) throws InterruptedException {
+        return send(what, task, request, download, retry.giveUpAfter());
+    }
+
+    /** {@link #send}, retrying for {@code patience} instead of the policy's give-up time. */
+    Reply send(String what, TaskRef task, HttpRequest request, Path download, Duration patience)
+            throws InterruptedException {
         RetryPolicy retry = this.retry;
         long start = System.nanoTime();
         budget.recordFirstAttempt();
@@ -101,7 +128,7 @@ final class HttpCalls {
             }
             Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
             String why = failure != null ? failure.toString() : "HTTP " + reply.status() + " " + reply.text();
-            if (elapsed.compareTo(retry.giveUpAfter()) >= 0) {
+            if (elapsed.compareTo(patience) >= 0) {
                 throw new ServerUnavailableException(what + (task == null ? "" : " for task " + task) + " to "
                         + server + " failed after " + (attempt + 1) + " attempts in " + elapsed.toMillis()
                         + " ms; last: " + why, failure);
@@ -110,7 +137,7 @@ final class HttpCalls {
             if (attempt == 2) {
                 // the first failures are routine (a restart, a blip); by the third an operator wants to know
                 LOG.warn("{} to {} keeps failing ({}); retrying for up to {} s", what, server, why,
-                        retry.giveUpAfter().toSeconds());
+                        patience.toSeconds());
             } else {
                 LOG.debug("{} to {} failed ({}), retrying in {} ms", what, server, why, delay.toMillis());
             }

@@ -11,8 +11,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Renews a task's lease every heartbeat interval on its own virtual thread and turns the answers into
- * {@link TaskControl} signals: {@code cancel: true} cancels, 409 loses the lease, and so does a server that stayed
- * unreachable for the whole retry budget (by then the lease has timed out on the server anyway).
+ * {@link TaskControl} signals: {@code cancel: true} cancels, 409 loses the lease. A server that cannot be reached
+ * does not stop the task: heartbeats go on being tried.
  */
 final class Heartbeats {
     private static final Logger LOG = LoggerFactory.getLogger(Heartbeats.class);
@@ -56,8 +56,9 @@ final class Heartbeats {
                 LOG.warn("stopping task {}: {}", task, e.getMessage());
                 control.leaseLost();
             } catch (ServerUnavailableException e) {
-                LOG.warn("stopping task {}: its lease cannot be renewed: {}", task, e.getMessage());
-                control.leaseLost();
+                // The server or its database is away: the task goes on, the server renews leases once it is back,
+                // and a result that comes late still counts unless another attempt started meanwhile.
+                LOG.warn("task {} goes on while its lease cannot be renewed: {}", task, e.getMessage());
             } catch (AgentException e) {
                 LOG.warn("heartbeat of task {} failed: {}", task, e.getMessage());
             }

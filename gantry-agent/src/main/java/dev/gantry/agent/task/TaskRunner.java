@@ -6,9 +6,7 @@ import dev.gantry.agent.executor.SandboxException;
 import dev.gantry.agent.executor.SandboxRequest;
 import dev.gantry.agent.protocol.AgentServer;
 import dev.gantry.agent.protocol.Assignment;
-import dev.gantry.agent.protocol.Completion;
 import dev.gantry.agent.protocol.LeaseLostException;
-import dev.gantry.agent.protocol.OutputOffsetException;
 import dev.gantry.agent.protocol.ServerUnavailableException;
 import dev.gantry.agent.protocol.TaskOutcome;
 import dev.gantry.agent.protocol.TaskRef;
@@ -30,11 +28,12 @@ import org.slf4j.LoggerFactory;
  * Runs one claimed task from start to end: makes its directory, starts its heartbeats and output shipper, opens its
  * sandbox (the job's containers, or the host shell), runs the steps (the job's secrets in their environment and masked
  * in all it records and sends; a job the server refuses its secrets fails before any), closes the sandbox (killing
- * whatever the task left running, removing its containers), sends the rest of the output and completes the task. A
- * sandbox that cannot be made (an image that cannot be pulled) completes it as {@code infrastructure_fail}. If the
- * lease is lost on the way (409, or the server unreachable past the lease timeout), it kills the task's processes and
- * sends nothing more. The task's directory is removed in every case. One instance per task, run on its own thread;
- * {@link #abandon} may be called from any thread.
+ * whatever the task left running, removing its containers), and completes the task: the completion, with the output
+ * the server does not hold yet, is kept on disk first and delivered from there, now or once the server can take it
+ * ({@link CompletionSpool}). A sandbox that cannot be made (an image that cannot be pulled) completes it as
+ * {@code infrastructure_fail}. A server that cannot be reached for a while does not stop the task; if the lease is
+ * lost on the way (409), it kills the task's processes and sends nothing more. The task's directory is removed in
+ * every case. One instance per task, run on its own thread; {@link #abandon} may be called from any thread.
  */
 public final class TaskRunner {
     private static final Logger LOG = LoggerFactory.getLogger(TaskRunner.class);
@@ -44,6 +43,7 @@ public final class TaskRunner {
     static final String TASK_DATA = "task-data";
 
     private final AgentServer server;
+    private final CompletionSpool spool;
     private final Assignment assignment;
     private final Duration heartbeatInterval;
     private final TaskSettings settings;
@@ -51,8 +51,10 @@ public final class TaskRunner {
     private final TaskRef task;
     private final SecretMasker masker;
 
-    public TaskRunner(AgentServer server, Assignment assignment, Duration heartbeatInterval, TaskSettings settings) {
+    public TaskRunner(AgentServer server, CompletionSpool spool, Assignment assignment, Duration heartbeatInterval,
+                      TaskSettings settings) {
         this.server = server;
+        this.spool = spool;
         this.assignment = assignment;
         this.heartbeatInterval = heartbeatInterval;
         this.settings = settings;
@@ -76,14 +78,14 @@ public final class TaskRunner {
                 if (assignment.secretsError() != null) {
                     // the server refuses the job a context it names: it must not run, not even without them
                     log.line("Cannot run the job: " + assignment.secretsError());
-                    return finish(shipper, reports, TaskOutcome.FAILED, assignment.secretsError());
+                    return finish(shipper, reports, dir, TaskOutcome.FAILED, assignment.secretsError());
                 }
                 PlanJob job;
                 try {
                     job = assignment.planJob();
                 } catch (IllegalArgumentException e) {
                     log.line("Cannot read the job's definition: " + e.getMessage());
-                    return finish(shipper, reports, TaskOutcome.FAILED, "the agent cannot read the job: "
+                    return finish(shipper, reports, dir, TaskOutcome.FAILED, "the agent cannot read the job: "
                             + e.getMessage());
                 }
                 writeTimings(dir.root().resolve(TASK_DATA));
@@ -94,11 +96,12 @@ public final class TaskRunner {
                     outcome = new StepSequence(ctx, reports).run(job.steps());
                 } catch (SandboxException e) {
                     log.line("Cannot run the job: " + e.getMessage());
-                    return finish(shipper, reports, TaskOutcome.INFRASTRUCTURE_FAIL, e.getMessage());
+                    return finish(shipper, reports, dir, TaskOutcome.INFRASTRUCTURE_FAIL, e.getMessage());
                 }
                 // the sandbox is closed: once the server hears the task ended, nothing of it may still run
-                return finish(shipper, reports, outcome, null);
+                return finish(shipper, reports, dir, outcome, null);
             } catch (LeaseLostException | ServerUnavailableException e) {
+                // 409, or a call a step needed that the server did not answer for OUTAGE_PATIENCE
                 control.leaseLost();
                 LOG.warn("gave up task {}: {}", task, e.getMessage());
                 return Optional.empty();
@@ -153,24 +156,32 @@ public final class TaskRunner {
                 control, settings);
     }
 
-    /** Completes the task, the completion carrying the step ends and output not sent yet. */
-    private Optional<TaskOutcome> finish(OutputShipper shipper, StepReports reports, TaskOutcome outcome,
-                                         String message) throws InterruptedException {
+    /**
+     * Completes the task, the completion carrying the step ends and output not sent yet: kept on disk first, then
+     * delivered; one the server cannot take now stays kept and is delivered later ({@link CompletionSpool}).
+     */
+    private Optional<TaskOutcome> finish(OutputShipper shipper, StepReports reports, TaskDirectory dir,
+                                         TaskOutcome outcome, String message) throws IOException, InterruptedException {
         if (control.silent()) {
             return Optional.empty();
         }
-        OutputShipper.Unsent output = shipper.unsent(Completion.MAX_OUTPUT);
-        Completion completion = new Completion(outcome, masker.mask(message), reports.takeEnded(), output.offset(),
-                output.bytes());
-        try {
-            server.complete(task, completion);
-        } catch (OutputOffsetException gap) {
-            // The server holds less output than the agent thought: resend it through output calls, then complete.
-            shipper.drain();
-            server.complete(task, completion.withoutOutput(shipper.acknowledged()));
+        shipper.stop();
+        CompletionSpool.Kept kept = spool.keep(task, server.credential(), outcome, masker.mask(message),
+                reports.takeEnded(), dir.outputFile(), shipper.acknowledged());
+        switch (spool.deliver(kept, server)) {
+            case REFUSED -> {
+                control.leaseLost();
+                return Optional.empty();
+            }
+            case PENDING -> {
+                LOG.warn("task {} ({} #{}) {}; the server cannot take its result now: kept in {} and sent once it "
+                        + "can", task, assignment.job().name(), assignment.job().number(), outcome.word(),
+                        CompletionSpool.DIRECTORY);
+                spool.wakeUp();
+            }
+            case DELIVERED, SUPERSEDED -> LOG.info("task {} ({} #{}) {}", task, assignment.job().name(),
+                    assignment.job().number(), outcome.word());
         }
-        shipper.acknowledge(output.offset() + output.bytes().length);
-        LOG.info("task {} ({} #{}) {}", task, assignment.job().name(), assignment.job().number(), outcome.word());
         return Optional.of(outcome);
     }
 }

@@ -14,24 +14,30 @@ import java.util.Map;
  * @param killGrace       how long a killed process has between TERM and KILL
  * @param flushInterval   how often new output is sent (at most 200 ms, so a line shows within a second)
  * @param hostEnvironment the agent's own environment, the base of a host-shell task's
+ * @param resultWindow    how long a finished task's result is kept for a server that cannot take it now
  */
 public record TaskSettings(Path workDir, String server, Executor executor, Duration killGrace, Duration flushInterval,
-                           Map<String, String> hostEnvironment) {
+                           Map<String, String> hostEnvironment, Duration resultWindow) {
     public static final Duration DEFAULT_KILL_GRACE = Duration.ofSeconds(5);
     public static final Duration DEFAULT_FLUSH_INTERVAL = Duration.ofMillis(200);
 
     public TaskSettings {
-        if (killGrace.isNegative() || flushInterval.isNegative() || flushInterval.isZero()) {
-            throw new IllegalArgumentException("killGrace must be >= 0 and flushInterval > 0, got " + killGrace
-                    + " and " + flushInterval);
+        if (killGrace.isNegative() || !flushInterval.isPositive() || !resultWindow.isPositive()) {
+            throw new IllegalArgumentException("killGrace must be >= 0, flushInterval and resultWindow > 0, got "
+                    + killGrace + ", " + flushInterval + " and " + resultWindow);
         }
         hostEnvironment = Map.copyOf(hostEnvironment);
     }
 
-    /** Settings with the default grace and flush interval, running steps on {@code executor}. */
+    /** Settings with the default grace, flush interval and result window, running steps on {@code executor}. */
     public static TaskSettings defaults(Path workDir, String server, Executor executor,
                                         Map<String, String> hostEnvironment) {
         return new TaskSettings(workDir, server, executor, DEFAULT_KILL_GRACE, DEFAULT_FLUSH_INTERVAL,
-                hostEnvironment);
+                hostEnvironment, CompletionSpool.DEFAULT_WINDOW);
+    }
+
+    /** These settings with another result window. */
+    public TaskSettings withResultWindow(Duration window) {
+        return new TaskSettings(workDir, server, executor, killGrace, flushInterval, hostEnvironment, window);
     }
 }

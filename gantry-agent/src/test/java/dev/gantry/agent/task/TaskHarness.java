@@ -24,6 +24,7 @@ final class TaskHarness implements AutoCloseable {
     final HttpAgentServer server;
     final Registration registration;
     final TaskSettings settings;
+    final CompletionSpool spool;
 
     /** Tasks on the host shell. */
     TaskHarness(Path workDir) throws IOException, InterruptedException {
@@ -38,13 +39,14 @@ final class TaskHarness implements AutoCloseable {
                 new RetryPolicy(Duration.ofMillis(20), Duration.ofMillis(200), Duration.ofSeconds(5)));
         registration = server.register(new AgentInfo("test", 4, 8192, 40, "default", "0.1.0"));
         settings = new TaskSettings(workDir, api.url().toString(), executor, Duration.ofSeconds(1),
-                TaskSettings.DEFAULT_FLUSH_INTERVAL, hostEnvironment);
+                TaskSettings.DEFAULT_FLUSH_INTERVAL, hostEnvironment, CompletionSpool.DEFAULT_WINDOW);
+        spool = new CompletionSpool(workDir, settings.resultWindow());
     }
 
     Optional<TaskOutcome> run(ObjectNode assignment) throws IOException, InterruptedException {
         api.enqueue(assignment);
         Assignment claimed = server.claim(registration.id(), 4, 8192).orElseThrow();
-        return new TaskRunner(server, claimed, registration.heartbeatInterval(), settings).run();
+        return new TaskRunner(server, spool, claimed, registration.heartbeatInterval(), settings).run();
     }
 
     CompletableFuture<Optional<TaskOutcome>> start(ObjectNode assignment) {

@@ -43,6 +43,8 @@ public final class FakeAgentApi implements AutoCloseable {
     /** What {@code GET /timings} answers for every task: maps of file, classname, name and run_time. */
     public final List<Map<String, Object>> timings = Collections.synchronizedList(new ArrayList<>());
     public volatile long pollTimeoutMs = 500;
+    /** While set, every call answers 503, as the server does while its database is away. */
+    public volatile boolean down;
     /** How many coming output calls answer 503 before the request is even read. */
     public final AtomicInteger failOutputCalls = new AtomicInteger();
 
@@ -116,6 +118,11 @@ public final class FakeAgentApi implements AutoCloseable {
                 return;
             }
             String[] parts = path.split("/");
+            if (down) {
+                ex.getResponseHeaders().add("Retry-After", "0");
+                reply(ex, 503, Map.of("message", "the database is unavailable; retry after 0 seconds"));
+                return;
+            }
             if (path.equals("/register")) {
                 String id = UUID.randomUUID().toString();
                 registrations.add(JSON.readTree(ex.getRequestBody()).path("name").asText());
