@@ -34,7 +34,8 @@ import java.util.stream.Collectors;
  * <p>The rules (docs/scheduler.md has the reasoning):
  * <ol>
  *   <li>A draining instance that runs nothing is terminated, and so is one still provisioning past the provision
- *       timeout (it counts for nothing from then on, so it is replaced at once if needed).</li>
+ *       timeout (it counts for nothing from then on, so it is replaced at once if needed); a member that came up and
+ *       is missing now is not: the controller's silence deadline decides about it.</li>
  *   <li>Every cluster keeps {@code min} instances up or starting, of its best available type.</li>
  *   <li>Demand is what {@link Placement} leaves waiting for capacity once provisioning instances count as up. The
  *       oldest such job gets a hypothetical new instance in the least-loaded cluster of its pool that is under its
@@ -104,7 +105,7 @@ public final class Autoscaler {
                 if (i != null && config.cluster(m.cluster()).isPresent()) {
                     this.members.put(m.instanceId(), m);
                     ours.put(m.instanceId(), i);
-                    if (i.state() == InstanceState.PROVISIONING
+                    if (i.state() == InstanceState.PROVISIONING && !m.missing()
                             && !m.launchedAt().plus(config.provisionTimeout()).isAfter(now)) {
                         givenUp.add(i.id());
                     } else if (i.state() != InstanceState.DRAINING) {

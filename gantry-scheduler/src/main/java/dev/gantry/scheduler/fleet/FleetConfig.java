@@ -16,7 +16,8 @@ import org.yaml.snakeyaml.nodes.Node;
 
 /**
  * The fleet an autoscaler manages: its clusters, which images are pinned to which pool, how long an idle instance is
- * kept before it is scaled in, and how long a type stays unavailable after the provider ran out of it. Immutable.
+ * kept before it is scaled in, how long a type stays unavailable after the provider ran out of it, and how long an
+ * instance may stay silent before it is replaced. Immutable.
  * Read it from YAML with {@link #parse} (the format is in docs/scheduler.md) or start from {@link #defaults()}.
  *
  * @param imagePins      image → pool; a key ending in {@code *} matches every image that starts with the rest
@@ -24,15 +25,21 @@ import org.yaml.snakeyaml.nodes.Node;
  * @param unavailableFor   how long a type is skipped after "insufficient capacity"; the real wait is jittered by
  *                         ±{@value TypeAvailability#JITTER_PERCENT}% so that many servers do not re-probe together
  * @param provisionTimeout how long a launched instance may take to come up before it is given up and terminated
+ * @param lostAfter        how long an instance that was up may be missing from the snapshot (its agent neither claims
+ *                         nor heartbeats) before it is terminated and replaced, counted from the first round that
+ *                         found it missing; after a gap between rounds of more than a quarter of it (no round could
+ *                         run: the database was down) the count starts again, as nobody could be seen meanwhile
  * @param resourceClasses  the classes jobs may name ({@link ResourceClasses#defaults()} unless the file lists them)
  * @param orgLimits        how many jobs each organisation may run at once (none unless the file says)
  */
 public record FleetConfig(List<Cluster> clusters, Map<String, String> imagePins, Duration scaleInAfter,
-                          Duration unavailableFor, Duration provisionTimeout, ResourceClasses resourceClasses,
-                          OrgLimits orgLimits) {
+                          Duration unavailableFor, Duration provisionTimeout, Duration lostAfter,
+                          ResourceClasses resourceClasses, OrgLimits orgLimits) {
     public static final Duration DEFAULT_SCALE_IN_AFTER = Duration.ofMinutes(5);
     public static final Duration DEFAULT_UNAVAILABLE_FOR = Duration.ofMinutes(3);
     public static final Duration DEFAULT_PROVISION_TIMEOUT = Duration.ofMinutes(10);
+    /** Long enough for agents to come back after a database or network outage of a minute; short next to a job. */
+    public static final Duration DEFAULT_LOST_AFTER = Duration.ofMinutes(2);
 
     public FleetConfig {
         clusters = List.copyOf(clusters);
@@ -40,12 +47,14 @@ public record FleetConfig(List<Cluster> clusters, Map<String, String> imagePins,
         Objects.requireNonNull(scaleInAfter, "scaleInAfter");
         Objects.requireNonNull(unavailableFor, "unavailableFor");
         Objects.requireNonNull(provisionTimeout, "provisionTimeout");
+        Objects.requireNonNull(lostAfter, "lostAfter");
         Objects.requireNonNull(resourceClasses, "resourceClasses");
         Objects.requireNonNull(orgLimits, "orgLimits");
         if (clusters.isEmpty()) {
             throw new IllegalArgumentException("a fleet needs at least one cluster");
         }
-        if (scaleInAfter.isNegative() || unavailableFor.isNegative() || !provisionTimeout.isPositive()) {
+        if (scaleInAfter.isNegative() || unavailableFor.isNegative() || lostAfter.isNegative()
+                || !provisionTimeout.isPositive()) {
             throw new IllegalArgumentException("durations cannot be negative, and the provision timeout must be"
                     + " positive");
         }
@@ -57,18 +66,18 @@ public record FleetConfig(List<Cluster> clusters, Map<String, String> imagePins,
         }
     }
 
-    /** A fleet with the default resource classes and no organisation limits. */
+    /** A fleet with the default silence deadline and resource classes, and no organisation limits. */
     public FleetConfig(List<Cluster> clusters, Map<String, String> imagePins, Duration scaleInAfter,
                        Duration unavailableFor, Duration provisionTimeout) {
-        this(clusters, imagePins, scaleInAfter, unavailableFor, provisionTimeout, ResourceClasses.defaults(),
-                OrgLimits.NONE);
+        this(clusters, imagePins, scaleInAfter, unavailableFor, provisionTimeout, DEFAULT_LOST_AFTER,
+                ResourceClasses.defaults(), OrgLimits.NONE);
     }
 
     /**
      * What {@code gantry up} runs when no fleet file is given: one cluster {@code local} in pool {@code default}
      * with {@code local-large} (8 vCPU, 16 GB) ranked before {@code local-medium} (4 vCPU, 8 GB), at least 1 and
-     * at most 4 agents, a cool-down of 5 minutes, 3 minutes' rest for a type that ran out, and 10 minutes for an
-     * agent to register.
+     * at most 4 agents, a cool-down of 5 minutes, 3 minutes' rest for a type that ran out, 10 minutes for an
+     * agent to register and 2 minutes of silence before an agent is replaced.
      */
     public static FleetConfig defaults() {
         return new FleetConfig(List.of(new Cluster("local", Instance.DEFAULT_POOL,

@@ -34,7 +34,7 @@ import org.yaml.snakeyaml.nodes.SequenceNode;
 final class FleetConfigParser {
     private static final Pattern DURATION = Pattern.compile("(\\d+)(ms|s|m|h)");
     private static final Set<String> TOP_KEYS = Set.of("clusters", "pins", "scale_in_after", "unavailable_for",
-            "provision_timeout", "resource_classes", "org_limits");
+            "provision_timeout", "lost_after", "resource_classes", "org_limits");
     private static final Set<String> CLASS_KEYS = Set.of("name", "vcpu", "memory_gb", "disk_gb", "credits_per_minute");
     private static final Set<String> CLUSTER_KEYS = Set.of("name", "pool", "min", "max", "types");
     private static final Set<String> TYPE_KEYS = Set.of("name", "vcpu", "memory_gb", "disk_gb", "cost_per_hour");
@@ -60,6 +60,7 @@ final class FleetConfigParser {
         Duration scaleInAfter = duration(top.get("scale_in_after"), FleetConfig.DEFAULT_SCALE_IN_AFTER);
         Duration unavailableFor = duration(top.get("unavailable_for"), FleetConfig.DEFAULT_UNAVAILABLE_FOR);
         Duration provisionTimeout = duration(top.get("provision_timeout"), FleetConfig.DEFAULT_PROVISION_TIMEOUT);
+        Duration lostAfter = duration(top.get("lost_after"), FleetConfig.DEFAULT_LOST_AFTER);
         if (provisionTimeout.isZero()) {
             problem(top.get("provision_timeout"), "'provision_timeout' must be longer than 0");
         }
@@ -87,7 +88,8 @@ final class FleetConfigParser {
         if (!problems.isEmpty()) {
             throw new FleetConfigException(problems);
         }
-        return new FleetConfig(clusters, pins, scaleInAfter, unavailableFor, provisionTimeout, classes, limits);
+        return new FleetConfig(clusters, pins, scaleInAfter, unavailableFor, provisionTimeout, lostAfter, classes,
+                limits);
     }
 
     /** The classes the file lists, which replace the default table; the defaults when it lists none. */

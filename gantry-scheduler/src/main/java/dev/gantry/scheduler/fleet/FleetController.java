@@ -2,7 +2,10 @@ package dev.gantry.scheduler.fleet;
 
 import dev.gantry.scheduler.Instance;
 import dev.gantry.scheduler.InstanceState;
+import dev.gantry.scheduler.PendingJob;
+import dev.gantry.scheduler.RunningJob;
 import dev.gantry.scheduler.Snapshot;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -27,6 +30,10 @@ import java.util.random.RandomGenerator;
  * {@code <cluster>-<n>}; the agent of an instance must register under that name, which is how the controller learns
  * it is up.
  *
+ * <p>An instance that was up and is missing from a snapshot is not given up at once: a snapshot is built from the
+ * agents seen lately, and after a database outage none could be seen. It stays {@linkplain #overlay counted} as it
+ * was and is replaced only if it is still missing {@link FleetConfig#lostAfter} after the first tick that noticed.
+ *
  * <p>Thread-safe: every method is synchronized; the provider is called from {@link #tick} only.
  */
 public final class FleetController {
@@ -41,6 +48,7 @@ public final class FleetController {
     private final Deque<FleetEvent> recent = new ArrayDeque<>();
     private TypeAvailability availability = TypeAvailability.NONE;
     private long nextId = 1;
+    private Optional<Instant> lastTick = Optional.empty();
 
     /** An instance this controller launched and has not terminated. */
     private static final class Managed {
@@ -51,6 +59,10 @@ public final class FleetController {
         final Optional<Instant> expectedReadyAt;
         InstanceState state = InstanceState.PROVISIONING;
         Optional<Instant> idleSince = Optional.empty();
+        /** As the last snapshot that had it showed it; empty until it came up. */
+        Optional<Instance> lastSeen = Optional.empty();
+        /** Since the first tick that found it missing (or the first after a blind spell); empty while it is there. */
+        Optional<Instant> missingSince = Optional.empty();
 
         Managed(String id, Cluster cluster, RankedType type, Instant launchedAt, Optional<Instant> expectedReadyAt) {
             this.id = id;
@@ -74,7 +86,10 @@ public final class FleetController {
     /**
      * {@code observed} as placement should see it: instances this controller launched are in their cluster's pool,
      * the ones it is draining are {@code DRAINING}, ones still provisioning are added (with their expected ready
-     * time), terminated ones are removed.
+     * time), terminated ones are removed. One that was up and is missing now is added as if it were starting again
+     * ({@code PROVISIONING} with no expected time, or {@code DRAINING} if it was): no new job waits for an agent that
+     * may be dead, yet it still counts for its cluster's size and for demand, with the jobs it ran when last seen
+     * (less those queued again), so nothing is launched in its place before {@link FleetConfig#lostAfter}.
      */
     public synchronized Snapshot overlay(Snapshot observed) {
         List<Instance> instances = new ArrayList<>();
@@ -93,10 +108,17 @@ public final class FleetController {
             InstanceState state = m.state == InstanceState.DRAINING ? InstanceState.DRAINING : i.state();
             instances.add(new Instance(i.id(), i.type(), m.cluster.pool(), state, i.running(), i.readyAt()));
         }
+        Set<String> queued = new HashSet<>();
+        observed.pending().stream().map(PendingJob::id).forEach(queued::add);
         for (Managed m : managed.values()) {
-            if (!seen.contains(m.id) && m.state == InstanceState.PROVISIONING) {
+            if (seen.contains(m.id)) {
+                continue;
+            }
+            if (m.state == InstanceState.PROVISIONING) {
                 instances.add(new Instance(m.id, m.type.type(), m.cluster.pool(), InstanceState.PROVISIONING,
                         List.of(), m.expectedReadyAt));
+            } else {
+                instances.add(asMissing(m, queued));
             }
         }
         return new Snapshot(observed.pending(), instances, observed.limits(), observed.now());
@@ -147,6 +169,10 @@ public final class FleetController {
 
     private void reconcile(Snapshot observed, List<FleetEvent> events) {
         Instant now = observed.now();
+        // Ticks this far apart mean the controller could not look (the server's database was down, say): no agent
+        // could be seen meanwhile, so silence is counted afresh from this tick.
+        boolean wasBlind = lastTick.filter(t -> Duration.between(t, now).compareTo(blindAfter()) > 0).isPresent();
+        lastTick = Optional.of(now);
         Map<String, Instance> seen = new LinkedHashMap<>();
         observed.instances().forEach(i -> seen.put(i.id(), i));
         terminated.retainAll(seen.keySet()); // forget a terminated instance once it is gone from the snapshot
@@ -154,22 +180,57 @@ public final class FleetController {
             Instance i = seen.get(m.id);
             if (i == null) {
                 if (m.state != InstanceState.PROVISIONING) {
-                    provider.terminate(m.id);
-                    managed.remove(m.id);
-                    events.add(event(now, FleetEvent.Kind.LOST, m, "no longer in the snapshot; cleaned up"));
+                    missing(m, now, wasBlind, events);
                 }
                 continue;
             }
             if (m.state == InstanceState.PROVISIONING) {
                 m.state = InstanceState.READY;
                 events.add(event(now, FleetEvent.Kind.READY, m, "registered"));
+            } else if (m.missingSince.isPresent()) {
+                events.add(event(now, FleetEvent.Kind.READY, m, "back; missing since " + m.missingSince.get()));
             }
+            m.missingSince = Optional.empty();
+            m.lastSeen = Optional.of(i);
             m.idleSince = i.running().isEmpty() ? Optional.of(m.idleSince.orElse(now)) : Optional.empty();
         }
     }
 
+    /** A ready or draining instance is missing from the snapshot: noted, or replaced once past the deadline. */
+    private void missing(Managed m, Instant now, boolean wasBlind, List<FleetEvent> events) {
+        boolean noticed = m.missingSince.isEmpty();
+        if (noticed || wasBlind) {
+            m.missingSince = Optional.of(now);
+        }
+        Instant deadline = m.missingSince.orElseThrow().plus(config.lostAfter());
+        if (deadline.isAfter(now)) {
+            if (noticed) {
+                events.add(event(now, FleetEvent.Kind.MISSING, m, "not in the snapshot (its agent neither claims nor"
+                        + " heartbeats); kept as it was, replaced if still missing at " + deadline));
+            }
+            return;
+        }
+        provider.terminate(m.id);
+        managed.remove(m.id);
+        events.add(event(now, FleetEvent.Kind.LOST, m, "missing since " + m.missingSince.orElseThrow() + ", past the "
+                + config.lostAfter() + " it may be silent; cleaned up"));
+    }
+
+    /** A gap between ticks longer than this is a spell in which the controller could not see (a quarter deadline). */
+    private Duration blindAfter() {
+        return config.lostAfter().dividedBy(4);
+    }
+
+    private static Instance asMissing(Managed m, Set<String> queued) {
+        Instance last = m.lastSeen.orElseThrow();
+        List<RunningJob> running = last.running().stream().filter(j -> !queued.contains(j.id())).toList();
+        InstanceState state = m.state == InstanceState.DRAINING ? InstanceState.DRAINING : InstanceState.PROVISIONING;
+        return new Instance(m.id, last.type(), m.cluster.pool(), state, running, Optional.empty());
+    }
+
     private List<Member> members() {
-        return managed.values().stream().map(m -> new Member(m.id, m.cluster.name(), m.launchedAt, m.idleSince)).toList();
+        return managed.values().stream().map(m -> new Member(m.id, m.cluster.name(), m.launchedAt, m.idleSince,
+                m.missingSince.isPresent())).toList();
     }
 
     private void scaleIn(Plan plan, Instant now, List<FleetEvent> events) {

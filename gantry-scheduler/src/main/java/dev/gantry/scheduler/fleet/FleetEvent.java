@@ -17,13 +17,18 @@ public record FleetEvent(Instant at, Kind kind, String cluster, String type, Str
         INSUFFICIENT_CAPACITY,
         /** The provider failed a launch for another reason: the type rests like a short one, the next is tried. */
         LAUNCH_FAILED,
-        /** An instance the fleet launched showed up ready. */
+        /** An instance the fleet launched showed up ready, or came back after it was missing. */
         READY,
         /** An instance takes no new job and will be terminated once its running jobs are done. */
         DRAINING,
         /** An instance was stopped. */
         TERMINATED,
-        /** A ready instance vanished from the snapshot (its agent died or lost its lease); it is cleaned up. */
+        /**
+         * A ready or draining instance is missing from the snapshot (its agent died, or could not reach the server):
+         * it is kept as it was, and replaced if it stays missing past the fleet's silence deadline.
+         */
+        MISSING,
+        /** An instance stayed missing past the fleet's silence deadline; it is cleaned up (and replaced if needed). */
         LOST
     }
 

@@ -17,6 +17,7 @@ class FleetConfigTest {
             scale_in_after: 10m
             unavailable_for: 90s
             provision_timeout: 4m
+            lost_after: 45s
             clusters:
               - name: us-east
                 min: 2
@@ -41,6 +42,7 @@ class FleetConfigTest {
         assertThat(config.scaleInAfter()).isEqualTo(Duration.ofMinutes(10));
         assertThat(config.unavailableFor()).isEqualTo(Duration.ofSeconds(90));
         assertThat(config.provisionTimeout()).isEqualTo(Duration.ofMinutes(4));
+        assertThat(config.lostAfter()).isEqualTo(Duration.ofSeconds(45));
         Cluster east = config.cluster("us-east").orElseThrow();
         assertThat(east.pool()).isEqualTo("default");
         assertThat(east.min()).isEqualTo(2);
@@ -71,6 +73,7 @@ class FleetConfigTest {
         assertThat(local.types().getFirst().type().capacity()).isEqualTo(new Resources(8, 16 * 1024, 80));
         assertThat(local.min()).isEqualTo(1);
         assertThat(local.max()).isEqualTo(4);
+        assertThat(config.lostAfter()).isEqualTo(Duration.ofMinutes(2));
     }
 
     @Test

@@ -19,10 +19,12 @@ import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
@@ -56,6 +58,8 @@ class FleetControllerTest {
         final Map<String, List<RunningJob>> running = new HashMap<>();
         final Map<String, Instant> started = new LinkedHashMap<>();
         final List<FleetEvent> events = new ArrayList<>();
+        /** Instances that run but are not in the snapshot: their agents cannot reach the server. */
+        final Set<String> unseen = new HashSet<>();
 
         World() {
             this(8, 2);
@@ -91,6 +95,7 @@ class FleetControllerTest {
 
         Snapshot observed() {
             List<Instance> up = provider.readyBy(clock.now).stream()
+                    .filter(m -> !unseen.contains(m.id()))
                     .map(m -> new Instance(m.id(), m.type(), "default", InstanceState.READY,
                             running.getOrDefault(m.id(), List.of()), Optional.empty()))
                     .toList();
@@ -195,7 +200,7 @@ class FleetControllerTest {
     }
 
     @Test
-    void a_ready_instance_that_vanishes_is_cleaned_up_and_replaced() {
+    void a_ready_instance_that_vanishes_is_kept_as_it_was_and_replaced_once_silent_past_the_deadline() {
         World world = new World(0, 2);
         world.runFor(Duration.ofMinutes(3));
         assertThat(world.controller.instances()).containsEntry("east-1", InstanceState.READY);
@@ -204,9 +209,80 @@ class FleetControllerTest {
         world.provider.terminate("east-1"); // the machine died under us
         world.step();
 
+        assertThat(world.events).extracting(FleetEvent::kind, FleetEvent::instanceId)
+                .containsExactly(tuple(FleetEvent.Kind.MISSING, "east-1"));
+        assertThat(world.controller.overlay(world.observed()).instances())
+                .extracting(Instance::id, Instance::state)
+                .as("counted as if starting again: no job is placed on it, and nothing is launched in its place")
+                .containsExactly(tuple("east-1", InstanceState.PROVISIONING));
+
+        world.clock.now = world.clock.now.plus(STEP);
+        world.runFor(FleetConfig.DEFAULT_LOST_AFTER.minus(STEP));
+        assertThat(world.events).extracting(FleetEvent::kind).containsExactly(FleetEvent.Kind.MISSING);
+
+        world.step(); // the deadline: two minutes after the tick that noticed
+
         assertThat(world.events).extracting(FleetEvent::kind, FleetEvent::instanceId).containsExactly(
-                tuple(FleetEvent.Kind.LOST, "east-1"), tuple(FleetEvent.Kind.LAUNCHED, "east-2"));
+                tuple(FleetEvent.Kind.MISSING, "east-1"), tuple(FleetEvent.Kind.LOST, "east-1"),
+                tuple(FleetEvent.Kind.LAUNCHED, "east-2"));
     }
+
+    @Test
+    void an_instance_missing_for_less_than_the_deadline_is_kept() {
+        World world = new World(0, 2);
+        world.runFor(Duration.ofMinutes(3));
+        world.events.clear();
+
+        world.unseen.add("east-1"); // its agent cannot reach the server for a while
+        world.runFor(Duration.ofSeconds(90));
+        world.unseen.clear();
+        world.step();
+
+        assertThat(world.events).extracting(FleetEvent::kind, FleetEvent::instanceId).containsExactly(
+                tuple(FleetEvent.Kind.MISSING, "east-1"), tuple(FleetEvent.Kind.READY, "east-1"));
+        assertThat(world.provider.machines()).extracting(SimulatedProvider.Machine::id).containsExactly("east-1");
+    }
+
+    @Test
+    void after_an_outage_in_which_no_tick_ran_instances_that_come_back_are_kept() {
+        World world = new World(0, 2);
+        world.runFor(Duration.ofMinutes(3));
+        world.events.clear();
+
+        // The database is down for ten minutes: no tick runs, no agent is seen. When it is back, the first snapshot
+        // has none of them, though they run (and east-1 was launched longer ago than the provision timeout).
+        world.clock.now = world.clock.now.plus(Duration.ofMinutes(10));
+        world.unseen.add("east-1");
+        world.step();
+        world.clock.now = world.clock.now.plus(Duration.ofSeconds(30)); // agents back off before they call again
+        world.unseen.clear();
+        world.step();
+
+        assertThat(world.events).extracting(FleetEvent::kind, FleetEvent::instanceId).containsExactly(
+                tuple(FleetEvent.Kind.MISSING, "east-1"), tuple(FleetEvent.Kind.READY, "east-1"));
+        assertThat(world.controller.instances()).containsExactly(Map.entry("east-1", InstanceState.READY));
+    }
+
+    @Test
+    void silence_noticed_before_an_outage_is_counted_again_from_the_first_tick_after_it() {
+        World world = new World(0, 2);
+        world.runFor(Duration.ofMinutes(3));
+        world.events.clear();
+        world.unseen.add("east-1");
+        world.step();
+
+        world.clock.now = world.clock.now.plus(Duration.ofMinutes(3)); // no tick: longer than the deadline
+        world.step();
+        assertThat(world.events).extracting(FleetEvent::kind).containsExactly(FleetEvent.Kind.MISSING);
+
+        // Still nothing from it two minutes after the first tick that could see again: now it is lost.
+        world.clock.now = world.clock.now.plus(STEP);
+        world.runFor(FleetConfig.DEFAULT_LOST_AFTER);
+        assertThat(world.events).extracting(FleetEvent::kind, FleetEvent::instanceId).containsExactly(
+                tuple(FleetEvent.Kind.MISSING, "east-1"), tuple(FleetEvent.Kind.LOST, "east-1"),
+                tuple(FleetEvent.Kind.LAUNCHED, "east-2"));
+    }
+
     @Test
     void a_failing_launch_rests_its_type_so_a_broken_provider_is_asked_once_per_period_not_every_tick() {
         List<String> asked = new ArrayList<>();
