@@ -29,9 +29,9 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code gantry agent}: runs a build agent in the foreground until Ctrl-C (or SIGTERM). On shutdown it stops
- * claiming and kills the processes of running tasks without reporting them: their leases expire on the server,
- * which retries the jobs elsewhere.
+ * {@code gantry agent}: runs a build agent in the foreground until Ctrl-C (or SIGTERM), or with {@code --parent-pid}
+ * until that process ends. On shutdown it stops claiming and kills the processes of running tasks without reporting
+ * them: their leases expire on the server, which retries the jobs elsewhere.
  */
 @Command(name = "agent", mixinStandardHelpOptions = true, versionProvider = GantryCommand.ManifestVersion.class,
         description = {"Run a build agent that takes jobs from a Gantry server until Ctrl-C.",
@@ -41,6 +41,11 @@ final class AgentCommand implements Callable<Integer> {
     static final String TOKEN_VARIABLE = "GANTRY_AGENT_TOKEN";
     /** How long shutdown waits for running tasks' processes to be killed. */
     private static final Duration SHUTDOWN_WAIT = TaskSettings.DEFAULT_KILL_GRACE.plusSeconds(2);
+    /**
+     * How often the agent looks whether its parent still runs. {@code ProcessHandle.onExit} of a process that is not
+     * this one's child polls too, but backs off to every 5 s.
+     */
+    private static final Duration PARENT_CHECK_EVERY = Duration.ofMillis(500);
 
     @Spec
     CommandSpec spec;
@@ -96,6 +101,11 @@ final class AgentCommand implements Callable<Integer> {
                     + "Default: ${DEFAULT-VALUE}.")
     String resultWindow;
 
+    @Option(names = "--parent-pid", paramLabel = "PID",
+            description = "Stop (killing running jobs, as on Ctrl-C) once process PID has ended. A server passes its "
+                    + "own pid to the local agents it starts, so that none outlives it, even when it is killed.")
+    Long parentPid;
+
     @Option(names = "--ecr-endpoint", paramLabel = "URL",
             description = "Amazon ECR's API endpoint for the registry logins of images with aws_auth, e.g. a VPC "
                     + "endpoint. Default: AWS's endpoint in the registry's region.")
@@ -105,6 +115,9 @@ final class AgentCommand implements Callable<Integer> {
     public Integer call() throws InterruptedException, IOException {
         Map<String, String> environment = System.getenv();
         AgentSettings settings = settings(environment);
+        if (parentPid != null) {
+            exitWhenGone(parentPid);
+        }
         LOG.info("agent settings: {}", settings);
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
@@ -134,6 +147,27 @@ final class AgentCommand implements Callable<Integer> {
             err.flush();
             return 1;
         }
+    }
+
+    /**
+     * Exits once process {@code pid} has ended; the JVM's exit runs the shutdown hook, which kills running tasks. A
+     * pid given to a new process since does not count as the parent: {@link ProcessHandle#isAlive} compares start
+     * times.
+     */
+    private void exitWhenGone(long pid) {
+        ProcessHandle parent = ProcessHandle.of(pid).orElseThrow(() -> new ParameterException(spec.commandLine(),
+                "--parent-pid " + pid + ": no such process (has it ended already?)"));
+        Thread.ofPlatform().name("gantry-parent-watch").daemon(true).start(() -> {
+            try {
+                while (parent.isAlive()) {
+                    Thread.sleep(PARENT_CHECK_EVERY);
+                }
+            } catch (InterruptedException e) {
+                return;
+            }
+            LOG.warn("process {}, which started this agent, has ended: stopping", pid);
+            System.exit(0);
+        });
     }
 
     /**

@@ -53,7 +53,14 @@ final class GantryProcesses implements AutoCloseable {
 
     /** Starts the server and waits until it answers HTTP. */
     void startServer() {
-        server = start("server-" + ++serverStarts, List.of("server", "--port", Integer.toString(port)));
+        startServer(List.of());
+    }
+
+    /** Starts the server with further {@code options} (such as {@code --fleet FILE}) and waits until it answers HTTP. */
+    void startServer(List<String> options) {
+        List<String> arguments = new ArrayList<>(List.of("server", "--port", Integer.toString(port)));
+        arguments.addAll(options);
+        server = start("server-" + ++serverStarts, arguments);
         long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
         while (System.nanoTime() < deadline) {
             if (!server.isAlive()) {
@@ -81,9 +88,22 @@ final class GantryProcesses implements AutoCloseable {
         return server.exitValue();
     }
 
-    /** Kills the server with SIGKILL: no shutdown hook runs, nothing is flushed or closed. */
+    /**
+     * Kills the server with SIGKILL, as {@code kill -9} does: no shutdown hook runs, nothing is flushed or closed, and
+     * its child processes (local agents) are not touched.
+     */
     void killServer() {
-        kill(server);
+        server.destroyForcibly();
+        try {
+            server.waitFor(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** The server process started last. */
+    ProcessHandle server() {
+        return server.toHandle();
     }
 
     /**

@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Deque;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -17,6 +18,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.random.RandomGenerator;
+import java.util.regex.Pattern;
 
 /**
  * Runs the fleet: owns the instances it launched, their states and which types are short; on each {@link #tick} asks
@@ -28,17 +30,21 @@ import java.util.random.RandomGenerator;
  * {@link #overlay} and give the result to {@code Placement.place} (so draining instances get no job and provisioning
  * ones count for estimates), then call {@link #tick} with the same observed snapshot. Instance ids are
  * {@code <cluster>-<n>}; the agent of an instance must register under that name, which is how the controller learns
- * it is up.
+ * it is up. The server also tells it the names of every live agent ({@link #namesInUse}), so that a new instance never
+ * takes the name of one.
  *
  * <p>An instance that was up and is missing from a snapshot is not given up at once: a snapshot is built from the
  * agents seen lately, and after a database outage none could be seen. It stays {@linkplain #overlay counted} as it
  * was and is replaced only if it is still missing {@link FleetConfig#lostAfter} after the first tick that noticed.
+ * On its first tick the controller terminates what a previous server {@linkplain FleetProvider#leftBehind left
+ * behind} and never reuses those ids.
  *
  * <p>Thread-safe: every method is synchronized; the provider is called from {@link #tick} only.
  */
 public final class FleetController {
     /** How many events {@link #recentEvents} keeps. */
     public static final int RECENT_EVENTS = 500;
+    private static final Pattern NUMBER = Pattern.compile("[0-9]{1,18}");
 
     private final FleetConfig config;
     private final FleetProvider provider;
@@ -49,6 +55,7 @@ public final class FleetController {
     private TypeAvailability availability = TypeAvailability.NONE;
     private long nextId = 1;
     private Optional<Instant> lastTick = Optional.empty();
+    private boolean leftBehindTerminated;
 
     /** An instance this controller launched and has not terminated. */
     private static final class Managed {
@@ -125,6 +132,15 @@ public final class FleetController {
     }
 
     /**
+     * Notes the names live agents go by, launched by this controller or not: no instance launched from now on gets
+     * one of them, so no two live agents share a name (after a restart, an agent the killed server started may still
+     * be registered under its instance id, and anybody may start an agent called {@code <cluster>-<n>}).
+     */
+    public synchronized void namesInUse(Collection<String> names) {
+        names.forEach(this::neverGive);
+    }
+
+    /**
      * Brings the fleet in line with demand at {@code observed.now()}: notes which instances came up, went idle or
      * vanished, then plans and launches, drains and terminates. When a type is short (or its launch fails) it is
      * marked unavailable and the plan is made again at once, so the next type is asked for in the same tick.
@@ -134,6 +150,10 @@ public final class FleetController {
     public synchronized List<FleetEvent> tick(Snapshot observed) {
         Instant now = observed.now();
         List<FleetEvent> events = new ArrayList<>();
+        if (!leftBehindTerminated) {
+            leftBehindTerminated = true;
+            terminateLeftBehind(now, events);
+        }
         reconcile(observed, events);
         // Each retry follows a shortage or failure, which marks one more (cluster, type) unavailable: bounded.
         int attempts = config.clusters().stream().mapToInt(c -> c.types().size()).sum() + 1;
@@ -165,6 +185,21 @@ public final class FleetController {
         Map<String, InstanceState> out = new LinkedHashMap<>();
         managed.values().forEach(m -> out.put(m.id, m.state));
         return out;
+    }
+
+    /**
+     * Terminates what a previous server left running rather than adopting it: a local agent exits by itself once the
+     * server that started it is gone, so one still running is on its way out or failed to notice, and it may carry
+     * settings (server URL, executor) the new server no longer has. Its jobs' leases run out and they are retried as
+     * a lost agent's are; its id is never given again.
+     */
+    private void terminateLeftBehind(Instant now, List<FleetEvent> events) {
+        for (FleetProvider.LeftBehind left : provider.leftBehind()) {
+            neverGive(left.instanceId());
+            provider.terminate(left.instanceId());
+            events.add(new FleetEvent(now, FleetEvent.Kind.TERMINATED, left.cluster(), left.type(), left.instanceId(),
+                    "left running by a previous server; terminated, not adopted"));
+        }
     }
 
     private void reconcile(Snapshot observed, List<FleetEvent> events) {
@@ -226,6 +261,16 @@ public final class FleetController {
         List<RunningJob> running = last.running().stream().filter(j -> !queued.contains(j.id())).toList();
         InstanceState state = m.state == InstanceState.DRAINING ? InstanceState.DRAINING : InstanceState.PROVISIONING;
         return new Instance(m.id, last.type(), m.cluster.pool(), state, running, Optional.empty());
+    }
+
+    /** Moves {@link #nextId} past {@code name} if it is an id this controller could give ({@code <cluster>-<n>}). */
+    private void neverGive(String name) {
+        for (Cluster c : config.clusters()) {
+            String prefix = c.name() + "-";
+            if (name.startsWith(prefix) && NUMBER.matcher(name.substring(prefix.length())).matches()) {
+                nextId = Math.max(nextId, Long.parseLong(name.substring(prefix.length())) + 1);
+            }
+        }
     }
 
     private List<Member> members() {

@@ -284,6 +284,40 @@ class FleetControllerTest {
     }
 
     @Test
+    void what_a_previous_server_left_running_is_terminated_and_its_ids_are_not_given_again() {
+        List<String> terminated = new ArrayList<>();
+        List<String> launched = new ArrayList<>();
+        FleetProvider survivors = new FleetProvider() {
+            @Override
+            public LaunchResult launch(String cluster, dev.gantry.scheduler.InstanceType type, String instanceId) {
+                launched.add(instanceId);
+                return new LaunchResult.Launched(Optional.empty());
+            }
+
+            @Override
+            public void terminate(String instanceId) {
+                terminated.add(instanceId);
+            }
+
+            @Override
+            public List<LeftBehind> leftBehind() {
+                return List.of(new LeftBehind("east-1", "east", "t16"), new LeftBehind("east-4", "east", "t8"));
+            }
+        };
+        FleetController controller = new FleetController(Fleets.config(Fleets.cluster("east", 2, 4, T16, T8)),
+                survivors, new SplittableRandom(1));
+        controller.namesInUse(List.of("east-6", "laptop", "west-9")); // a live agent took east-6 by hand
+
+        List<FleetEvent> first = controller.tick(new Snapshot(List.of(), List.of(), OrgLimits.NONE, Fleets.T0));
+        controller.tick(new Snapshot(List.of(), List.of(), OrgLimits.NONE, Fleets.T0.plusSeconds(10)));
+
+        assertThat(first).extracting(FleetEvent::kind, FleetEvent::instanceId).startsWith(
+                tuple(FleetEvent.Kind.TERMINATED, "east-1"), tuple(FleetEvent.Kind.TERMINATED, "east-4"));
+        assertThat(terminated).as("asked once, on the first tick").containsExactly("east-1", "east-4");
+        assertThat(launched).containsExactly("east-7", "east-8");
+    }
+
+    @Test
     void a_failing_launch_rests_its_type_so_a_broken_provider_is_asked_once_per_period_not_every_tick() {
         List<String> asked = new ArrayList<>();
         FleetProvider broken = new FleetProvider() {

@@ -3,10 +3,15 @@ package dev.gantry.scheduler.fleet;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.gantry.scheduler.InstanceType;
+import java.io.Reader;
+import java.io.Writer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
@@ -19,20 +24,24 @@ class LocalProviderIT {
 
     @TempDir
     Path logs;
+    @TempDir
+    Path pids;
 
-    private LocalProvider provider;
+    private final List<LocalProvider> started = new ArrayList<>();
 
     @AfterEach
     void stopAll() {
-        if (provider != null) {
-            provider.close();
-        }
+        started.forEach(LocalProvider::close);
     }
 
     private LocalProvider provider(String script) {
         // $0 is the instance id and $1 its vCPU, as a CLI would pass --name and --cpu.
-        provider = new LocalProvider((id, type) -> List.of("sh", "-c", script, id, Integer.toString(type.capacity().vcpu())),
-                logs, Duration.ofSeconds(1));
+        return started(new LocalProvider((id, type) -> List.of("sh", "-c", script, id,
+                Integer.toString(type.capacity().vcpu())), logs, pids, Duration.ofSeconds(1)));
+    }
+
+    private LocalProvider started(LocalProvider provider) {
+        started.add(provider);
         return provider;
     }
 
@@ -92,7 +101,8 @@ class LocalProviderIT {
 
     @Test
     void a_command_that_cannot_start_is_a_failed_launch() {
-        provider = new LocalProvider((id, type) -> List.of("/nonexistent/gantry-agent"), logs, Duration.ofSeconds(1));
+        LocalProvider provider = started(new LocalProvider((id, type) -> List.of("/nonexistent/gantry-agent"), logs,
+                pids, Duration.ofSeconds(1)));
 
         assertThat(provider.launch("local", LARGE, "local-1")).isInstanceOf(FleetProvider.LaunchResult.Failed.class);
     }
@@ -107,6 +117,47 @@ class LocalProviderIT {
         p.close();
 
         assertThat(handles).noneMatch(ProcessHandle::isAlive);
+    }
+
+    @Test
+    void a_provider_on_the_pid_files_of_a_killed_one_reports_what_it_left_running_and_terminates_it() throws Exception {
+        LocalProvider killed = provider("exec sleep 600");
+        killed.launch("local", LARGE, "local-1");
+        ProcessHandle orphan = killed.process("local-1").orElseThrow();
+        assertThat(pids.resolve("local-1.pid")).exists();
+
+        LocalProvider restarted = provider("exec sleep 600"); // the killed one is not closed before it
+        assertThat(restarted.leftBehind()).containsExactly(
+                new FleetProvider.LeftBehind("local-1", "local", "local-large"));
+        restarted.terminate("local-1");
+        restarted.stopped("local-1").get(10, TimeUnit.SECONDS);
+
+        assertThat(orphan.isAlive()).isFalse();
+        await(() -> !Files.exists(pids.resolve("local-1.pid")));
+    }
+
+    @Test
+    void a_pid_file_whose_pid_may_belong_to_another_process_now_is_removed_and_the_process_left_alone()
+            throws Exception {
+        LocalProvider killed = provider("exec sleep 600");
+        killed.launch("local", LARGE, "local-1");
+        ProcessHandle other = killed.process("local-1").orElseThrow();
+        // As if local-1 had exited and the system had given its pid to a process started at another time.
+        Path pidFile = pids.resolve("local-1.pid");
+        Properties recorded = new Properties();
+        try (Reader in = Files.newBufferedReader(pidFile)) {
+            recorded.load(in);
+        }
+        recorded.setProperty("started", Instant.parse(recorded.getProperty("started")).minusSeconds(60).toString());
+        try (Writer out = Files.newBufferedWriter(pidFile)) {
+            recorded.store(out, null);
+        }
+
+        LocalProvider restarted = provider("exec sleep 600");
+
+        assertThat(restarted.leftBehind()).isEmpty();
+        assertThat(pidFile).doesNotExist();
+        assertThat(other.isAlive()).isTrue();
     }
 
     private static String readQuietly(Path file) {

@@ -29,8 +29,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>An instance the controller launched is known by its instance id; its agent registers under that name
  * ({@code gantry agent --name <instance id>}), so agents whose name is a managed instance's id stand for it here.
- * The controller's state is in memory: a restarted server forgets what it launched (the local provider's agents die
- * with it) and starts again from the minimum. Thread-safe.
+ * The names of all live agents go to the controller each round, so it never launches an instance under a name a live
+ * agent has. The controller's state is in memory: a restarted server forgets what it launched (the local provider's
+ * agents exit once their server is gone, and the controller terminates any the provider finds left behind) and
+ * starts again from the minimum. Thread-safe.
  */
 public final class Autoscaling implements FleetSnapshots.Overlay, AutoCloseable {
     /** What the operator chose: the fleet, and how to reach the provider once the server's URL is known. */
@@ -94,6 +96,7 @@ public final class Autoscaling implements FleetSnapshots.Overlay, AutoCloseable 
                 FleetSnapshots.Observed observed = jdbi.inTransaction(h -> snapshots.observe(h, clock.instant()));
                 Snapshot byInstance = Renamed.of(observed.snapshot(), observed.agentNames(),
                         controller.instances().keySet()).snapshot();
+                controller.namesInUse(observed.agentNames().values());
                 for (FleetEvent event : controller.tick(byInstance)) {
                     LOG.info("fleet: {}", event);
                 }
