@@ -7,7 +7,8 @@ import java.sql.SQLTransientConnectionException;
 /**
  * Reads database failures in one place for all of Gantry (the queue, and the server's 503s): whether a failure means
  * "the database cannot take this now, try later" (connection lost or refused, server shutting down or starting,
- * read-only, out of connections or disk, a serialisation conflict) rather than a bug or a bad request.
+ * read-only, out of connections or disk, a statement that ran out of time, a serialisation conflict) rather than a bug
+ * or a bad request.
  */
 public final class SqlStates {
     private SqlStates() {
@@ -24,6 +25,7 @@ public final class SqlStates {
                 || state.startsWith("57P")     // admin/crash shutdown, cannot connect now
                 || state.equals("53300")       // too_many_connections
                 || state.equals("53100")       // disk_full
+                || state.equals("57014")       // query_canceled: a statement_timeout ran out; try again
                 || state.equals("40001")       // serialization_failure: try again
                 || state.equals("40P01");      // deadlock_detected: try again
     }

@@ -1,5 +1,7 @@
 package dev.gantry.server;
 
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
 import dev.gantry.db.Database;
 import dev.gantry.db.DatabaseSettings;
 import dev.gantry.queue.QueueSettings;
@@ -29,6 +31,7 @@ import dev.gantry.server.fleet.PoolPauses;
 import dev.gantry.server.fleet.QueueInsights;
 import dev.gantry.server.fleet.SchedulerMatcher;
 import dev.gantry.server.http.ExternalUrl;
+import dev.gantry.server.http.RequestLocks;
 import dev.gantry.server.job.JobRoutes;
 import dev.gantry.server.orb.OrbRoutes;
 import dev.gantry.server.orb.OrbStore;
@@ -103,6 +106,8 @@ public final class GantryServer implements AutoCloseable {
 
     /** How often the queue's maintenance runs: rescues expired leases, turns over and drops partitions. */
     public static final Duration QUEUE_MAINTENANCE_EVERY = Duration.ofSeconds(5);
+    /** The longest one statement of the agent protocol may run on the agents' own pool. */
+    static final Duration AGENT_STATEMENT_TIMEOUT = Duration.ofSeconds(15);
     /** The master key file under {@code $GANTRY_HOME} unless {@code GANTRY_MASTER_KEY_FILE} names another. */
     public static final String MASTER_KEY_FILE = "master-key";
 
@@ -113,6 +118,8 @@ public final class GantryServer implements AutoCloseable {
     /** What runs on the queue, in the order it stops: the workers, then the queue's maintenance. */
     private final List<AutoCloseable> queueLoops;
     private final Database ownedDatabase;
+    /** The agent protocol's own pool, when this server opened one; closed with the database. */
+    private final AutoCloseable agentPool;
     private final ServerTokens tokens;
     private final AgentApi agents;
     private final ResultsApi results;
@@ -120,8 +127,9 @@ public final class GantryServer implements AutoCloseable {
     private final AtomicBoolean closed = new AtomicBoolean();
 
     private GantryServer(String host, Javalin http, List<ApiRoutes.Route> routes, Queues queues,
-                         List<AutoCloseable> queueLoops, Database ownedDatabase, ServerTokens tokens, AgentApi agents,
-                         ResultsApi results, ServerMetrics metrics) {
+                         List<AutoCloseable> queueLoops, Database ownedDatabase, AutoCloseable agentPool,
+                         ServerTokens tokens, AgentApi agents, ResultsApi results, ServerMetrics metrics) {
+        this.agentPool = agentPool;
         this.host = host;
         this.http = http;
         this.routes = routes;
@@ -149,12 +157,33 @@ public final class GantryServer implements AutoCloseable {
     /** As {@link #start(ServerSettings, DatabaseSettings)}, autoscaling the fleet {@code fleet} (null: no autoscaling). */
     public static GantryServer start(ServerSettings settings, DatabaseSettings database, Autoscaling.Setup fleet) {
         Database started = Database.start(database);
+        HikariDataSource agentPool = null;
         try {
-            return start(settings, started.getDataSource(), database.home(), started, true, fleet);
+            agentPool = agentPool(started);
+            return start(settings, started.getDataSource(), agentPool, database.home(), started, true, fleet);
         } catch (RuntimeException failure) {
+            if (agentPool != null) {
+                agentPool.close();
+            }
             started.close();
             throw failure;
         }
+    }
+
+    /**
+     * The agents' own small pool: claims, heartbeats and completions must not wait behind API requests for a
+     * connection (one slow request path once held all of a shared pool), and their statements are short, so each
+     * is cut off after {@link #AGENT_STATEMENT_TIMEOUT} and each lock wait after {@link RequestLocks#LOCK_TIMEOUT}:
+     * the agent retries, as it does any 503.
+     */
+    private static HikariDataSource agentPool(Database database) {
+        HikariConfig config = Database.poolConfig(database.url(), database.settings());
+        config.setPoolName("gantry-agents");
+        config.setMaximumPoolSize(Math.max(4, database.settings().poolSize() / 2));
+        config.setMinimumIdle(1);
+        config.addDataSourceProperty("options", "-c statement_timeout=" + AGENT_STATEMENT_TIMEOUT.toMillis()
+                + " -c lock_timeout=" + RequestLocks.LOCK_TIMEOUT.toMillis());
+        return new HikariDataSource(config);
     }
 
     /**
@@ -170,16 +199,17 @@ public final class GantryServer implements AutoCloseable {
     /** As {@link #start(ServerSettings, DataSource, Path)}, autoscaling {@code fleet} (null: no autoscaling). */
     public static GantryServer start(ServerSettings settings, DataSource dataSource, Path home,
                                      Autoscaling.Setup fleet) {
-        return start(settings, dataSource, home, null, true, fleet);
+        return start(settings, dataSource, dataSource, home, null, true, fleet);
     }
 
     /** A server without the plan builder, for tests that consume the plan messages themselves. */
     static GantryServer startWithoutPlanBuilder(ServerSettings settings, DataSource dataSource, Path home) {
-        return start(settings, dataSource, home, null, false, null);
+        return start(settings, dataSource, dataSource, home, null, false, null);
     }
 
-    private static GantryServer start(ServerSettings settings, DataSource dataSource, Path home, Database owned,
-                                      boolean planPipelines, Autoscaling.Setup fleetSetup) {
+    /** @param agentDataSource the agent protocol's connections: a pool of their own, or {@code dataSource} */
+    private static GantryServer start(ServerSettings settings, DataSource dataSource, DataSource agentDataSource,
+                                      Path home, Database owned, boolean planPipelines, Autoscaling.Setup fleetSetup) {
         Objects.requireNonNull(settings, "settings");
         Objects.requireNonNull(home, "home");
         InstantSource clock = InstantSource.system();
@@ -192,6 +222,9 @@ public final class GantryServer implements AutoCloseable {
         RepositoryUrls repositoryUrls = new RepositoryUrls(secretBox);
         ServerMetrics metrics = new ServerMetrics();
         metrics.bindPool(dataSource);
+        metrics.bindPool(agentDataSource);
+        Jdbi agentJdbi = agentDataSource == dataSource ? jdbi
+                : Jdbi.create(agentDataSource).installPlugin(new SqlObjectPlugin());
         Queues queues;
         try {
             queues = startQueues(dataSource, metrics.registry());
@@ -211,8 +244,9 @@ public final class GantryServer implements AutoCloseable {
         FleetSnapshots fleet = new FleetSnapshots(fleetConfig.resourceClasses(), new ImagePools(fleetConfig),
                 fleetConfig.orgLimits(), settings.agent().heartbeatInterval().multipliedBy(3),
                 autoscaling == null ? FleetSnapshots.Overlay.NONE : autoscaling, claiming);
-        AgentApi agents = new AgentApi(jdbi, queues, settings.agent(), new SchedulerMatcher(fleet, clock), claiming,
-                blobs, output, new AgentAuthentication(tokens.hash(TokenKind.AGENT), jdbi), secrets, repositoryUrls, clock);
+        AgentApi agents = new AgentApi(agentJdbi, queues, settings.agent(), new SchedulerMatcher(fleet, clock),
+                claiming, blobs, output, new AgentAuthentication(tokens.hash(TokenKind.AGENT), agentJdbi), secrets,
+                repositoryUrls, clock);
         ExternalUrl externalUrl = settings.externalUrl() != null ? ExternalUrl.configured(settings.externalUrl())
                 : ExternalUrl.local();
         if (settings.port() != 0) { // else known once HTTP has taken a port
@@ -265,7 +299,8 @@ public final class GantryServer implements AutoCloseable {
             }
             queueLoops.add(queueMaintenance); // last: it keeps the queue healthy while the workers stop
             GantryServer server = new GantryServer(settings.host(), http, api.routes(), queues, List.copyOf(queueLoops),
-                    owned, tokens, agents, results, metrics);
+                    owned, agentDataSource == dataSource ? null : (AutoCloseable) agentDataSource, tokens, agents,
+                    results, metrics);
             LOG.info("Gantry listening on {}", server.listening());
             return server;
         } catch (RuntimeException failure) {
@@ -374,6 +409,9 @@ public final class GantryServer implements AutoCloseable {
                 queues.close();
             } finally {
                 try {
+                    if (agentPool != null) {
+                        closeQuietly(List.of(agentPool));
+                    }
                     if (ownedDatabase != null) {
                         ownedDatabase.close();
                     }

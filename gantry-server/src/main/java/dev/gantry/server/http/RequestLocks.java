@@ -19,6 +19,8 @@ import org.jdbi.v3.core.Handle;
 public final class RequestLocks {
     /** The longest a request waits for one lock. */
     public static final Duration LOCK_TIMEOUT = Duration.ofSeconds(5);
+    /** The longest one statement of such a request runs (PostgreSQL's {@code query_canceled}, also a 503). */
+    public static final Duration STATEMENT_TIMEOUT = Duration.ofSeconds(30);
     /** PostgreSQL's {@code lock_not_available}: a {@code lock_timeout} (or {@code NOWAIT}) ran out. */
     public static final String LOCK_NOT_AVAILABLE = "55P03";
     /** What a client told {@link #LOCK_NOT_AVAILABLE} waits before retrying. */
@@ -27,9 +29,13 @@ public final class RequestLocks {
     private RequestLocks() {
     }
 
-    /** Bounds each lock wait of the rest of {@code h}'s transaction by {@link #LOCK_TIMEOUT}; call it in one. */
+    /**
+     * Bounds each lock wait of the rest of {@code h}'s transaction by {@link #LOCK_TIMEOUT}, and each statement by
+     * {@link #STATEMENT_TIMEOUT}; call it in one.
+     */
     public static void bound(Handle h) {
-        h.execute("SET LOCAL lock_timeout = '" + LOCK_TIMEOUT.toMillis() + "ms'");
+        h.execute("SET LOCAL lock_timeout = '" + LOCK_TIMEOUT.toMillis() + "ms'; SET LOCAL statement_timeout = '"
+                + STATEMENT_TIMEOUT.toMillis() + "ms'");
     }
 
     /** True when {@code failure} (or a cause) is a lock wait that ran out. */
