@@ -8,11 +8,9 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.gantry.testkit.EmbeddedPostgresExtension;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
@@ -40,10 +38,12 @@ class CrashSafetyIT {
     GantryProcesses gantry;
     PipelineProbe probe;
     Path trace;
+    JobTrace traced;
 
     @BeforeEach
     void start() throws IOException {
         trace = Files.createFile(home.resolve("trace.log"));
+        traced = new JobTrace(trace);
         TestRepository.create(repository, "/e2e/slow-chain.yml", trace);
         gantry = new GantryProcesses(home.resolve("gantry"), pg.jdbcUrl(), Map.of(
                 "GANTRY_AGENT_HEARTBEAT_INTERVAL", "500ms", "GANTRY_AGENT_LEASE_TIMEOUT", "4s"));
@@ -76,7 +76,7 @@ class CrashSafetyIT {
             assertThat(probe.allJobs(done)).as("no job was retried").hasSize(3);
         }
         assertThat(probe.get("/api/v2/project/gantry/local/chain").path("slug").asText()).isNotEmpty();
-        Map<Long, List<String>> runs = runsByJobNumber();
+        Map<Long, List<String>> runs = traced.runsByJobNumber();
         assertThat(runs).hasSize(6);
         runs.forEach((job, lines) -> assertThat(lines).as("job %d ran once, start to end", job)
                 .containsExactly("start", "end"));
@@ -105,7 +105,7 @@ class CrashSafetyIT {
         assertThat(probe.output(lost, 0)).contains("working 1").containsIgnoringCase("agent");
         assertThat(probe.output(retry, 0)).contains("working 6");
         assertThat(statuses(probe.jobs(done))).containsEntry("first", "success");
-        assertThat(runsByJobNumber().get(number(retry))).containsExactly("start", "end");
+        assertThat(traced.runsByJobNumber().get(number(retry))).containsExactly("start", "end");
     }
 
     @Test
@@ -124,21 +124,7 @@ class CrashSafetyIT {
         assertThat(statuses(jobs)).containsEntry("second", "canceled").containsEntry("third", "canceled");
         assertThat(probe.awaitWorkflow(pipeline, null, "canceled")).isNotNull();
         Thread.sleep(7_000); // longer than the step would have run
-        assertThat(runsByJobNumber().get(number(first))).as("killed before its end").containsExactly("start");
-        assertThat(runsByJobNumber()).hasSize(1);
-    }
-
-    /** The trace's "start"/"end" words per job number, in order. */
-    private Map<Long, List<String>> runsByJobNumber() {
-        Map<Long, List<String>> runs = new HashMap<>();
-        try {
-            for (String line : Files.readAllLines(trace)) {
-                String[] parts = line.split(" ");
-                runs.computeIfAbsent(Long.parseLong(parts[2]), n -> new java.util.ArrayList<>()).add(parts[0]);
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        return runs;
+        assertThat(traced.runsByJobNumber().get(number(first))).as("killed before its end").containsExactly("start");
+        assertThat(traced.runsByJobNumber()).hasSize(1);
     }
 }

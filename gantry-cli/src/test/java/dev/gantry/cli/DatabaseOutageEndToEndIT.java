@@ -6,12 +6,10 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.gantry.testkit.EmbeddedPostgresExtension;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
@@ -44,10 +42,12 @@ class DatabaseOutageEndToEndIT {
     GantryProcesses gantry;
     PipelineProbe probe;
     Path trace;
+    JobTrace traced;
 
     @BeforeEach
     void start() throws IOException {
         trace = Files.createFile(home.resolve("trace.log"));
+        traced = new JobTrace(trace);
         TestRepository.create(repository, "/e2e/gated-wide.yml", trace);
         gantry = new GantryProcesses(home.resolve("gantry"), pg.jdbcUrl(), Map.of(
                 "GANTRY_AGENT_HEARTBEAT_INTERVAL", "500ms", "GANTRY_AGENT_LEASE_TIMEOUT", "4s"));
@@ -72,13 +72,13 @@ class DatabaseOutageEndToEndIT {
         for (int i = 0; i < PIPELINES; i++) {
             pipelines.add(probe.trigger());
         }
-        await().atMost(Duration.ofMinutes(3)).until(() -> lines("start") == JOBS);
+        await().atMost(Duration.ofMinutes(3)).until(() -> traced.count("start") == JOBS);
 
         long down = System.nanoTime();
         pg.stopServer();
         try {
             Files.createFile(Path.of(trace + ".gate"));
-            await().atMost(Duration.ofSeconds(20)).until(() -> lines("end") == JOBS);
+            await().atMost(Duration.ofSeconds(20)).until(() -> traced.count("end") == JOBS);
             // An agent whose results wait on its disk dies and comes back: the new process sends them.
             Thread.sleep(2_000);
             gantry.kill(doomed);
@@ -96,28 +96,10 @@ class DatabaseOutageEndToEndIT {
                     .containsOnly("success");
             assertThat(done.path("status").asText()).isEqualTo("success");
         }
-        Map<Long, List<String>> runs = runsByJobNumber();
+        Map<Long, List<String>> runs = traced.runsByJobNumber();
         assertThat(runs).hasSize(JOBS);
         runs.forEach((job, words) -> assertThat(words).as("job %d ran once, start to end", job)
                 .containsExactly("start", "end"));
         assertThat(Files.readString(gantry.log("agent-left-3"))).contains("results of finished tasks wait");
-    }
-
-    private long lines(String word) throws IOException {
-        return Files.readAllLines(trace).stream().filter(l -> l.startsWith(word + " ")).count();
-    }
-
-    /** The trace's "start"/"end" words per job number, in order. */
-    private Map<Long, List<String>> runsByJobNumber() {
-        Map<Long, List<String>> runs = new HashMap<>();
-        try {
-            for (String line : Files.readAllLines(trace)) {
-                String[] parts = line.split(" ");
-                runs.computeIfAbsent(Long.parseLong(parts[2]), n -> new ArrayList<>()).add(parts[0]);
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        return runs;
     }
 }

@@ -69,11 +69,13 @@ public final class AgentCalls {
 
     /**
      * {@code POST /tasks/{job}/{node}/complete}, carrying the end of step {@code lastStep} (which ended with the
-     * task) as the agent's completion does.
+     * task) as the agent's completion does; how it was taken ({@code ended}, {@code repeated}, {@code late} or
+     * {@code superseded}).
      */
-    public void complete(TaskKey task, UUID lease, TaskStatus status, int lastStep, Instant now) {
+    public String complete(TaskKey task, UUID lease, TaskStatus status, int lastStep, Instant now) {
         StepUpdate end = step(lastStep, status.word(), now, now);
-        leases.complete(task, lease, status, (h, late) -> end.record(h, task));
+        return leases.complete(task, lease, status, (h, late) -> end.record(h, task)).name()
+                .toLowerCase(java.util.Locale.ROOT);
     }
 
     private static StepUpdate step(int index, String status, Instant startedAt, Instant stoppedAt) {

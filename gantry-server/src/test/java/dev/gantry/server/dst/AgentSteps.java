@@ -102,15 +102,18 @@ final class AgentSteps {
             boolean repeat = report == Report.COMPLETE && before != null && h.claimed.lease().equals(before.lease())
                     && TaskStatus.ofWord(before.status()).terminal()
                     && !before.status().equals(TaskStatus.INFRASTRUCTURE_FAIL.word());
-            boolean cancel;
+            // A completion after the sweeper gave the task up is taken late (or kept as superseded), never refused.
+            boolean late = report == Report.COMPLETE && before != null && h.claimed.lease().equals(before.lease())
+                    && before.status().equals(TaskStatus.INFRASTRUCTURE_FAIL.word());
+            String taken;
             try {
                 stage.arm(f);
-                cancel = send(report, h, end);
+                taken = send(report, h, end);
             } catch (ApiException e) {
                 if (e.status() != 409) {
                     throw e;
                 }
-                if (current || repeat) {
+                if (current || repeat || late) {
                     throw new Invariants.Violation(what + " was refused (409) though the agent holds the task's "
                             + "current lease");
                 }
@@ -123,7 +126,7 @@ final class AgentSteps {
             } finally {
                 stage.rig.faults.disarm();
             }
-            if (!current && !repeat) {
+            if (!current && !repeat && !late) {
                 throw new Invariants.Violation(what + " was accepted, but the server had given the task up or "
                         + "handed it to another (task is " + (before == null ? "gone" : before.status()) + ")");
             }
@@ -134,6 +137,7 @@ final class AgentSteps {
             if (send < sends) {
                 continue; // the same report again: the agent acts on the last answer
             }
+            boolean cancel = taken.equals("cancel");
             switch (report) {
                 case HEARTBEAT -> h.cancel |= cancel;
                 case STEP -> {
@@ -143,22 +147,25 @@ final class AgentSteps {
                 case COMPLETE -> a.held = null;
             }
             stage.log(what + " -> accepted" + (cancel ? ", cancel requested" : "")
-                    + (sends == 2 ? " (sent twice)" : ""));
+                    + (taken.isEmpty() || cancel ? "" : " (" + taken + ")") + (sends == 2 ? " (sent twice)" : ""));
         }
     }
 
-    /** Sends one report; true when a heartbeat's answer asks to cancel. */
-    private boolean send(Report report, SimAgent.Held h, TaskStatus end) {
+    /**
+     * Sends one report; "cancel" when a heartbeat's answer asks to cancel, how a completion was taken when it was not
+     * simply ended ("late", "superseded", "repeated"), else "".
+     */
+    private String send(Report report, SimAgent.Held h, TaskStatus end) {
         Instant now = stage.rig.clock.instant();
         return switch (report) {
-            case HEARTBEAT -> stage.rig.agents.heartbeat(h.claimed.task(), h.claimed.lease());
+            case HEARTBEAT -> stage.rig.agents.heartbeat(h.claimed.task(), h.claimed.lease()) ? "cancel" : "";
             case STEP -> {
                 stage.rig.agents.step(h.claimed.task(), h.claimed.lease(), h.nextStep, "success", now, now);
-                yield false;
+                yield "";
             }
             case COMPLETE -> {
-                stage.rig.agents.complete(h.claimed.task(), h.claimed.lease(), end, h.nextStep, now);
-                yield false;
+                String how = stage.rig.agents.complete(h.claimed.task(), h.claimed.lease(), end, h.nextStep, now);
+                yield how.equals("ended") ? "" : how;
             }
         };
     }

@@ -52,7 +52,9 @@ final class Invariants {
             QUEUED, EnumSet.of(RUNNING, CANCELED),
             // Back to queued only when the agent never accepted its task (LeaseSweeper's requeue).
             RUNNING, EnumSet.of(QUEUED, SUCCESS, FAILED, CANCELED, INFRASTRUCTURE_FAIL),
-            ON_HOLD, EnumSet.of(SUCCESS, CANCELED));
+            ON_HOLD, EnumSet.of(SUCCESS, CANCELED),
+            // The lease sweeper's verdict, replaced by the agent's late result while no retry has started.
+            INFRASTRUCTURE_FAIL, EnumSet.of(SUCCESS, FAILED, CANCELED));
     /**
      * Legal workflow status changes: while it runs it may wait on an approval and resume; once a job failed it can only
      * end failed (or be canceled); terminal statuses have none.
@@ -215,11 +217,16 @@ final class Invariants {
         return null;
     }
 
-    /** A job settles once: its stopped_at, once set, never changes (a second settlement would move it). */
+    /**
+     * A job settles once: its stopped_at, once set, never changes (a second settlement would move it), except when a
+     * late result replaces the lease sweeper's infrastructure_fail.
+     */
     private static String settledOnce(World now, Invariants seen) {
         for (World.Job j : now.jobs()) {
             Instant before = seen.jobStopped.get(j.number());
-            if (before != null && !before.equals(j.stoppedAt())) {
+            boolean lateResult = seen.jobStatus.get(j.number()) == INFRASTRUCTURE_FAIL
+                    && !j.status().equals(INFRASTRUCTURE_FAIL.word());
+            if (before != null && !before.equals(j.stoppedAt()) && !lateResult) {
                 return "job #" + j.number() + " " + j.name() + " stopped at " + before + " and again at "
                         + j.stoppedAt();
             }
