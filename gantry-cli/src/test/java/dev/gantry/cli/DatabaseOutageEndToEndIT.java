@@ -22,7 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The database goes down while 50 jobs run on real agent processes, the jobs end during the outage, and one agent is
  * killed with SIGKILL and started again meanwhile: once the database is back every job has run exactly once and
- * succeeded, none is {@code infrastructure_fail}, no job was retried. The outage lasts 40 s here, ten agent leases
+ * succeeded, none is {@code infrastructure_fail}, no job was retried. The outage lasts 40 s here, four agent leases
  * and longer than an agent retries one call; {@code -Dgantry.outage=120s} runs the two minutes of issue 31.
  */
 class DatabaseOutageEndToEndIT {
@@ -50,7 +50,7 @@ class DatabaseOutageEndToEndIT {
         traced = new JobTrace(trace);
         TestRepository.create(repository, "/e2e/gated-wide.yml", trace);
         gantry = new GantryProcesses(home.resolve("gantry"), pg.jdbcUrl(), Map.of(
-                "GANTRY_AGENT_HEARTBEAT_INTERVAL", "500ms", "GANTRY_AGENT_LEASE_TIMEOUT", "4s"));
+                "GANTRY_AGENT_HEARTBEAT_INTERVAL", "1s", "GANTRY_AGENT_LEASE_TIMEOUT", "10s"));
         gantry.startServer();
         assertThat(gantry.admin().post("/api/v2/project", Map.of("name", "wide", "repo_url",
                 repository.toString())).status()).isEqualTo(201);

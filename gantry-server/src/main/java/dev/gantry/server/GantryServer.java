@@ -179,7 +179,7 @@ public final class GantryServer implements AutoCloseable {
     private static HikariDataSource agentPool(Database database) {
         HikariConfig config = Database.poolConfig(database.url(), database.settings());
         config.setPoolName("gantry-agents");
-        config.setMaximumPoolSize(Math.max(4, database.settings().poolSize() / 2));
+        config.setMaximumPoolSize(database.settings().poolSize());
         config.setMinimumIdle(1);
         config.addDataSourceProperty("options", "-c statement_timeout=" + AGENT_STATEMENT_TIMEOUT.toMillis()
                 + " -c lock_timeout=" + RequestLocks.LOCK_TIMEOUT.toMillis());

@@ -28,7 +28,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Several server processes may sweep the same database: the compare-and-set lets one of them give up each task.
  * {@link #start()} once, {@link #close()} once. A sweep that fails (the database is away) is logged, and the next one
- * that gets through renews every running lease instead of giving any up: agents could not renew theirs either, so
+ * that gets through renews every running lease for two lease timeouts instead of giving any up: agents could not renew theirs either, so
  * an outage of the database is never taken for lost agents. An agent late with its result after all can still
  * complete (see {@link Leases#complete}).
  */
@@ -90,12 +90,14 @@ final class LeaseSweeper implements AutoCloseable {
     int sweep() {
         Instant now = clock.instant().truncatedTo(ChronoUnit.MICROS);
         if (renewFirst) {
+            // Two leases: every agent comes back at once, backing off, and its heartbeats queue behind the others'.
+            Duration grace = leaseTimeout.multipliedBy(2);
             int renewed = jdbi.withExtension(TaskDao.class, tasks -> tasks.renewAllRunning(
-                    now.plus(leaseTimeout).atOffset(ZoneOffset.UTC)));
+                    now.plus(grace).atOffset(ZoneOffset.UTC)));
             renewFirst = false;
             if (renewed > 0) {
-                LOG.info("Gave the {} running tasks a fresh lease of {} ms: no agent could renew one while this "
-                        + "server was down or could not reach the database", renewed, leaseTimeout.toMillis());
+                LOG.warn("Gave the {} running tasks a fresh lease of {} ms: no agent could renew one while this "
+                        + "server was down or could not reach the database", renewed, grace.toMillis());
             }
             return 0;
         }
