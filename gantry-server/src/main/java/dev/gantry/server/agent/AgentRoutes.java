@@ -138,17 +138,20 @@ final class AgentRoutes {
         Optional<OutputTail> tail = OutputTail.read(body);
         // The output is on file before the task's end commits, so whoever follows it sees all of it.
         Leases.LastReports last = (h, late) -> {
+            // In the completion's transaction where output is in the database: no second connection meanwhile.
+            OutputStore output = this.output.within(h);
             if (late) {
                 // After the sweeper's note the agent's offsets no longer line up: its tail follows the note as is.
-                note(task, "[gantry] " + clock.instant() + ": the agent's result arrived after its lease had run out, "
-                        + "before any other attempt of the job started, and counts: " + status.word()
+                note(output, task, "[gantry] " + clock.instant() + ": the agent's result arrived after its lease had "
+                        + "run out, before any other attempt of the job started, and counts: " + status.word()
                         + tail.map(t -> "; the last output it kept follows (from byte " + t.offset() + " of its "
                         + "stream)").orElse(""));
-                tail.ifPresent(t -> note(task, new String(t.bytes(), StandardCharsets.UTF_8)));
+                tail.ifPresent(t -> note(output, task, new String(t.bytes(), StandardCharsets.UTF_8)));
             } else {
-                tail.ifPresent(t -> append(task, t.offset(), new ByteArrayInputStream(t.bytes())));
+                tail.ifPresent(t -> append(output, task, t.offset(), new ByteArrayInputStream(t.bytes())));
             }
-            message.ifPresent(m -> note(task, "[gantry] the agent ended the task " + status.word() + ": " + m));
+            message.ifPresent(m -> note(output, task, "[gantry] the agent ended the task " + status.word() + ": "
+                    + m));
             steps.forEach(step -> step.record(h, task));
         };
         Leases.Completed how;
@@ -165,8 +168,8 @@ final class AgentRoutes {
             answer.put("superseded", true);
             answer.put("message", "the task had been given up as lost and another attempt of the job started (or "
                     + "the workflow ended) before this result arrived: it is kept, but does not count");
-            note(task, "[gantry] " + clock.instant() + ": the agent's result (" + status.word() + ") arrived after "
-                    + "its lease had run out and another attempt had started; kept, not counted");
+            note(output, task, "[gantry] " + clock.instant() + ": the agent's result (" + status.word() + ") arrived "
+                    + "after its lease had run out and another attempt had started; kept, not counted");
         }
         Json.respond(ctx, 200, answer);
     }
@@ -185,13 +188,13 @@ final class AgentRoutes {
         }
         leases.require(task, lease);
         try (InputStream body = AgentRequests.upload(ctx)) {
-            Json.respond(ctx, 200, Map.of("length", append(task, Long.parseLong(offsetText), body)));
+            Json.respond(ctx, 200, Map.of("length", append(output, task, Long.parseLong(offsetText), body)));
         } catch (OutputGapException gap) {
             gap(ctx, gap);
         }
     }
 
-    private long append(TaskKey task, long offset, InputStream bytes) {
+    private static long append(OutputStore output, TaskKey task, long offset, InputStream bytes) {
         try {
             return output.append(task.jobId(), task.nodeIndex(), offset, bytes);
         } catch (IOException e) {
@@ -207,7 +210,7 @@ final class AgentRoutes {
         Json.respond(ctx, 409, answer);
     }
 
-    private void note(TaskKey task, String line) {
+    private static void note(OutputStore output, TaskKey task, String line) {
         try {
             output.appendNote(task.jobId(), task.nodeIndex(), (line.endsWith("\n") ? line : line + "\n"));
         } catch (IOException e) {

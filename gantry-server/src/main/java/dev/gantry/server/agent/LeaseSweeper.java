@@ -163,7 +163,7 @@ final class LeaseSweeper implements AutoCloseable {
                     || tasks.markLost(task.jobId(), task.nodeIndex(), now.atOffset(ZoneOffset.UTC)) != 1) {
                 return false;
             }
-            note(task, now);
+            note(output.within(h), task, now);
             settled(h, task, workflowId.get(), now);
             LOG.warn("Task {} lost its agent (no heartbeat before its lease ran out); marked infrastructure_fail",
                     task);
@@ -172,10 +172,11 @@ final class LeaseSweeper implements AutoCloseable {
     }
 
     /**
-     * Written before the commit so that a reader following the output sees it before the task's end; should the
-     * commit fail, the next sweep gives the task up again and writes a second line.
+     * Written before the commit so that a reader following the output sees it before the task's end: in the files at
+     * once (should the commit fail, the next sweep gives the task up again and writes a second line), in the database
+     * with the commit.
      */
-    private void note(TaskKey task, Instant now) {
+    private static void note(OutputStore output, TaskKey task, Instant now) {
         try {
             output.appendNote(task.jobId(), task.nodeIndex(), "\n[gantry] " + now + ": the agent running this task "
                     + "was lost (no heartbeat before its lease ran out); the task ended as infrastructure_fail\n");

@@ -17,9 +17,10 @@ import java.util.UUID;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * An {@link OutputStore} of files {@code root/<job id>/<node index>.log}. Appends to one file take one of a fixed set
- * of locks (chosen by the stream's hash), so they are serialised within this process; one process writes a node's
- * output, as only the agent holding its lease sends it to one server at a time. Thread-safe.
+ * An {@link OutputStore} of files {@code root/<job id>/<node index>.log}, for one server per database (the default;
+ * several servers keep output in the database, {@link DatabaseOutputStore}). Appends to one file take one of a fixed
+ * set of locks (chosen by the stream's hash), so they are serialised within this process, the only one that writes
+ * the files. Thread-safe.
  */
 public final class FileOutputStore implements OutputStore {
     private static final int STRIPES = 64;

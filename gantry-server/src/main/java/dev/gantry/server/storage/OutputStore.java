@@ -3,6 +3,7 @@ package dev.gantry.server.storage;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.UUID;
+import org.jdbi.v3.core.Handle;
 
 /**
  * The output of each parallel node of a job: one append-only byte stream per (job, node), as the agent sends it.
@@ -27,4 +28,13 @@ public interface OutputStore {
 
     /** The stream from {@code offset} to its current end; empty when there is nothing there. The caller closes it. */
     InputStream read(UUID jobId, int nodeIndex, long offset) throws IOException;
+
+    /**
+     * This store writing within {@code transaction}, for what must commit or roll back with the caller's transaction
+     * (a completion's output tail, the lease sweeper's note) without taking a second connection while the caller
+     * holds one. Output kept in the database is written in it; files are written at once, whatever it does.
+     */
+    default OutputStore within(Handle transaction) {
+        return this;
+    }
 }
