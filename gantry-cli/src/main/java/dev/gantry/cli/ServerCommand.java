@@ -10,6 +10,7 @@ import dev.gantry.server.ServerSettings;
 import dev.gantry.server.agent.AgentSettings;
 import dev.gantry.server.auth.TokenKind;
 import dev.gantry.server.retention.RetentionSettings;
+import dev.gantry.server.storage.S3Settings;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -33,7 +34,11 @@ import picocli.CommandLine.Spec;
                 + " (25s); see docs/agent-protocol.md.",
             "Retention: " + RetentionSettings.CACHES_VARIABLE + " (default 15d), "
                 + RetentionSettings.WORKSPACES_VARIABLE + " (15d), " + RetentionSettings.ARTIFACTS_VARIABLE
-                + " (30d); see docs/server.md."})
+                + " (30d); see docs/server.md.",
+            "Storage: caches, workspaces, artifacts and job output are files under GANTRY_HOME, for one server per "
+                + "database; " + S3Settings.BLOB_STORE_VARIABLE + "=s3://BUCKET/PREFIX keeps blobs in S3 (with "
+                + S3Settings.ENDPOINT_VARIABLE + " for an S3-compatible server) and job output in the database, so "
+                + "that several servers share them; see docs/storage.md."})
 final class ServerCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;

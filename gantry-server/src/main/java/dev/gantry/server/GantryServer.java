@@ -56,14 +56,14 @@ import dev.gantry.server.secret.MasterKeys;
 import dev.gantry.server.secret.SecretBox;
 import dev.gantry.server.secret.SecretRoutes;
 import dev.gantry.server.secret.Secrets;
-import dev.gantry.server.storage.FileBlobStore;
-import dev.gantry.server.storage.FileOutputStore;
-import dev.gantry.server.storage.OutputStore;
+import dev.gantry.server.storage.BlobStore;
+import dev.gantry.server.storage.Storage;
 import dev.gantry.server.webhook.WebhookRoutes;
 import dev.gantry.server.workflow.WorkflowRoutes;
 import dev.gantry.server.workflow.Workflows;
 import io.javalin.Javalin;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Path;
 import java.security.SecureRandom;
@@ -94,12 +94,13 @@ import org.slf4j.LoggerFactory;
  * }
  * }</pre>
  *
- * <p>Start migrates the schema, makes sure of the tokens (see {@link ServerTokens}), starts the queue and its
- * maintenance (every {@link #QUEUE_MAINTENANCE_EVERY}), the plan builder ({@link PlanBuilder}, mirrors under
- * {@code home/repos}), then HTTP, and logs one line
+ * <p>Start migrates the schema, makes sure of the tokens (see {@link ServerTokens}), starts the queue, opens the
+ * storage ({@link Storage}: files under {@code home}, or the S3 bucket of {@link ServerSettings#blobStore()}, which
+ * must answer), starts the queue's maintenance (every {@link #QUEUE_MAINTENANCE_EVERY}), the plan builder
+ * ({@link PlanBuilder}, mirrors under {@code home/repos}), then HTTP, and logs one line
  * {@code Gantry listening on http://127.0.0.1:PORT}. If any step fails, what had started is stopped again.
  * Thread-safe; {@link #close()} stops HTTP (letting requests in flight finish), then the plan builder, then the
- * queue, then the database if this server started it.
+ * queue and the storage, then the database if this server started it.
  */
 public final class GantryServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(GantryServer.class);
@@ -124,12 +125,16 @@ public final class GantryServer implements AutoCloseable {
     private final AgentApi agents;
     private final ResultsApi results;
     private final ServerMetrics metrics;
+    /** Where blobs and output go; closed once nothing that uses it runs. */
+    private final Storage storage;
     private final AtomicBoolean closed = new AtomicBoolean();
 
     private GantryServer(String host, Javalin http, List<ApiRoutes.Route> routes, Queues queues,
                          List<AutoCloseable> queueLoops, Database ownedDatabase, AutoCloseable agentPool,
-                         ServerTokens tokens, AgentApi agents, ResultsApi results, ServerMetrics metrics) {
+                         ServerTokens tokens, AgentApi agents, ResultsApi results, ServerMetrics metrics,
+                         Storage storage) {
         this.agentPool = agentPool;
+        this.storage = storage;
         this.host = host;
         this.http = http;
         this.routes = routes;
@@ -232,11 +237,20 @@ public final class GantryServer implements AutoCloseable {
             metrics.close();
             throw failure;
         }
+        // Job output, caches, workspaces and artifacts: under $GANTRY_HOME, or shared by the servers of the database
+        // (docs/storage.md).
+        Storage storage;
+        try {
+            storage = Storage.open(settings.blobStore(), home);
+        } catch (IOException e) {
+            queues.close();
+            metrics.close();
+            throw new ServerStartException("Cannot start: " + e.getMessage(), e);
+        }
+        LOG.info("Storage: {}", storage.describe());
+        BlobStore blobs = storage.blobs();
         // One database is one shard; Shards runs the maintenance loop the queue needs from some process.
         AutoCloseable queueMaintenance = Shards.of(List.of(queues)).startMaintenance(QUEUE_MAINTENANCE_EVERY);
-        // Job output, caches, workspaces and artifacts live under $GANTRY_HOME (docs/agent-protocol.md).
-        OutputStore output = new FileOutputStore(home.resolve("output"));
-        FileBlobStore blobs = new FileBlobStore(home);
         Autoscaling autoscaling = fleetSetup == null ? null : new Autoscaling(fleetSetup, jdbi, clock);
         // Resource classes, image pins and organisation limits come from the fleet file, if there is one.
         FleetConfig fleetConfig = fleetSetup == null ? FleetConfig.defaults() : fleetSetup.config();
@@ -245,14 +259,14 @@ public final class GantryServer implements AutoCloseable {
                 fleetConfig.orgLimits(), settings.agent().heartbeatInterval().multipliedBy(3),
                 autoscaling == null ? FleetSnapshots.Overlay.NONE : autoscaling, claiming);
         AgentApi agents = new AgentApi(agentJdbi, queues, settings.agent(), new SchedulerMatcher(fleet, clock),
-                claiming, blobs, output, new AgentAuthentication(tokens.hash(TokenKind.AGENT), agentJdbi), secrets,
-                repositoryUrls, clock);
+                claiming, blobs, storage.output(agentJdbi),
+                new AgentAuthentication(tokens.hash(TokenKind.AGENT), agentJdbi), secrets, repositoryUrls, clock);
         ExternalUrl externalUrl = settings.externalUrl() != null ? ExternalUrl.configured(settings.externalUrl())
                 : ExternalUrl.local();
         if (settings.port() != 0) { // else known once HTTP has taken a port
             externalUrl.listening(ServerSettings.localUrl(settings.host(), settings.port()));
         }
-        ResultsApi results = new ResultsApi(jdbi, blobs, output, externalUrl);
+        ResultsApi results = new ResultsApi(jdbi, blobs, storage.output(jdbi), externalUrl);
         Runnable tasksQueued = agents.wakeups()::tasksQueued;
         String instance = ServerInstance.id(home);
         List<AutoCloseable> queueLoops = new ArrayList<>();
@@ -300,7 +314,7 @@ public final class GantryServer implements AutoCloseable {
             queueLoops.add(queueMaintenance); // last: it keeps the queue healthy while the workers stop
             GantryServer server = new GantryServer(settings.host(), http, api.routes(), queues, List.copyOf(queueLoops),
                     owned, agentDataSource == dataSource ? null : (AutoCloseable) agentDataSource, tokens, agents,
-                    results, metrics);
+                    results, metrics, storage);
             LOG.info("Gantry listening on {}", server.listening());
             return server;
         } catch (RuntimeException failure) {
@@ -309,6 +323,7 @@ public final class GantryServer implements AutoCloseable {
             queueLoops.add(queueMaintenance);
             closeQuietly(queueLoops);
             queues.close();
+            storage.close();
             metrics.close();
             throw failure;
         }
@@ -407,6 +422,7 @@ public final class GantryServer implements AutoCloseable {
             try {
                 closeQuietly(queueLoops);
                 queues.close();
+                storage.close();
             } finally {
                 try {
                     if (agentPool != null) {

@@ -4,6 +4,7 @@ import dev.gantry.server.agent.AgentSettings;
 import dev.gantry.server.project.RepositoryPolicy;
 import dev.gantry.server.retention.RetentionSettings;
 import dev.gantry.server.secret.MasterKeys;
+import dev.gantry.server.storage.S3Settings;
 import java.net.URI;
 import java.nio.file.Path;
 import java.util.Locale;
@@ -39,10 +40,14 @@ import java.util.regex.Pattern;
  * @param maxPipelineJobs the most jobs a pipeline's workflows may have together, after matrix expansion
  *                        ({@code GANTRY_MAX_PIPELINE_JOBS}, default {@value #DEFAULT_MAX_PIPELINE_JOBS}); a config
  *                        with more errors its pipeline
+ * @param blobStore     the S3 bucket caches, workspace layers and artifacts go to, job output then going to the
+ *                      database, so that several servers of one database share them ({@code GANTRY_BLOB_STORE},
+ *                      {@code GANTRY_S3_…}, see {@link S3Settings}); null, the default, for files under
+ *                      {@code $GANTRY_HOME}
  */
 public record ServerSettings(String host, int port, AgentSettings agent, RetentionSettings retention,
                              URI orbRegistry, TlsSettings tls, Path masterKeyFile, RepositoryPolicy repositories,
-                             URI externalUrl, int maxPipelineJobs) {
+                             URI externalUrl, int maxPipelineJobs, S3Settings blobStore) {
     /** The environment variable {@link #orbRegistry()} is read from. */
     public static final String ORB_REGISTRY_VARIABLE = "GANTRY_ORB_REGISTRY";
     /** The environment variable {@link #host()} is read from. */
@@ -112,7 +117,7 @@ public record ServerSettings(String host, int port, AgentSettings agent, Retenti
     /** The loopback interface, {@code port} and {@code agent}, and the default retention. */
     public ServerSettings(int port, AgentSettings agent) {
         this(HOST, port, agent, RetentionSettings.defaults(), null, null, null, RepositoryPolicy.PUBLIC_ONLY, null,
-                DEFAULT_MAX_PIPELINE_JOBS);
+                DEFAULT_MAX_PIPELINE_JOBS, null);
     }
 
     /** {@code port} and the agent settings' defaults. */
@@ -138,7 +143,8 @@ public record ServerSettings(String host, int port, AgentSettings agent, Retenti
                 masterKeyFileFromEnvironment(environment), new RepositoryPolicy(
                         flag(environment, RepositoryPolicy.LOCAL_VARIABLE),
                         flag(environment, RepositoryPolicy.PRIVATE_VARIABLE)),
-                externalUrlFromEnvironment(environment), maxPipelineJobsFromEnvironment(environment));
+                externalUrlFromEnvironment(environment), maxPipelineJobsFromEnvironment(environment),
+                S3Settings.fromEnvironment(environment));
     }
 
     private static URI externalUrlFromEnvironment(Map<String, String> environment) {
@@ -257,56 +263,65 @@ public record ServerSettings(String host, int port, AgentSettings agent, Retenti
 
     /** These settings with another host. */
     public ServerSettings withHost(String host) {
-        return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories, externalUrl,
-                maxPipelineJobs);
+        return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories,
+                externalUrl, maxPipelineJobs, blobStore);
     }
 
     /** These settings with another port. */
     public ServerSettings withPort(int port) {
-        return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories, externalUrl,
-                maxPipelineJobs);
+        return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories,
+                externalUrl, maxPipelineJobs, blobStore);
     }
 
     /** These settings with other agent timings. */
     public ServerSettings withAgent(AgentSettings agent) {
-        return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories, externalUrl,
-                maxPipelineJobs);
+        return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories,
+                externalUrl, maxPipelineJobs, blobStore);
     }
 
     /** These settings with another orb registry, or null for none. */
     public ServerSettings withOrbRegistry(URI orbRegistry) {
-        return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories, externalUrl,
-                maxPipelineJobs);
+        return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories,
+                externalUrl, maxPipelineJobs, blobStore);
     }
 
     /** These settings with other retention periods. */
     public ServerSettings withRetention(RetentionSettings retention) {
-        return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories, externalUrl,
-                maxPipelineJobs);
+        return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories,
+                externalUrl, maxPipelineJobs, blobStore);
     }
 
     /** These settings with another repository policy. */
     public ServerSettings withRepositories(RepositoryPolicy repositories) {
-        return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories, externalUrl,
-                maxPipelineJobs);
+        return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories,
+                externalUrl, maxPipelineJobs, blobStore);
     }
 
     /** These settings with HTTPS on {@code tls}'s port, or null for HTTP only. */
     public ServerSettings withTls(TlsSettings tls) {
-        return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories, externalUrl,
-                maxPipelineJobs);
+        return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories,
+                externalUrl, maxPipelineJobs, blobStore);
     }
 
     /** These settings with another external URL, or null for where the server listens. */
     public ServerSettings withExternalUrl(URI externalUrl) {
         return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories,
-                externalUrl, maxPipelineJobs);
+                externalUrl, maxPipelineJobs, blobStore);
     }
 
     /** These settings with another most jobs of a pipeline. */
     public ServerSettings withMaxPipelineJobs(int maxPipelineJobs) {
         return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories,
-                externalUrl, maxPipelineJobs);
+                externalUrl, maxPipelineJobs, blobStore);
+    }
+
+    /**
+     * These settings with blobs in the S3 bucket {@code blobStore} (and job output in the database), or null for
+     * files under {@code $GANTRY_HOME}.
+     */
+    public ServerSettings withBlobStore(S3Settings blobStore) {
+        return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories,
+                externalUrl, maxPipelineJobs, blobStore);
     }
 
     /** True when {@code host} follows {@link #HOST_RULE} (as far as its characters tell). */

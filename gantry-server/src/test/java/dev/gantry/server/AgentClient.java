@@ -19,13 +19,30 @@ final class AgentClient {
 
     private final ApiClient http;
     private final String token;
-    private final Map<String, String> credentials = new ConcurrentHashMap<>();
-    private final Map<String, String> leases = new ConcurrentHashMap<>();
+    private final Map<String, String> credentials;
+    private final Map<String, String> leases;
     private volatile String lastCredential;
 
     AgentClient(ApiClient anonymous, String token) {
+        this(anonymous, token, new ConcurrentHashMap<>(), new ConcurrentHashMap<>());
+    }
+
+    private AgentClient(ApiClient anonymous, String token, Map<String, String> credentials,
+                        Map<String, String> leases) {
         this.http = anonymous;
         this.token = token;
+        this.credentials = credentials;
+        this.leases = leases;
+    }
+
+    /**
+     * The same agents (their credentials and leases, shared from now on) calling another server of the database, as
+     * an agent behind a load balancer does.
+     */
+    AgentClient through(ApiClient anotherServer) {
+        AgentClient other = new AgentClient(anotherServer, token, credentials, leases);
+        other.lastCredential = lastCredential;
+        return other;
     }
 
     /** A running task as the claim handed it out. */

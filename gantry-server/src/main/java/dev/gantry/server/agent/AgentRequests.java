@@ -23,7 +23,7 @@ final class AgentRequests {
     static final String LEASE_HEADER = "Gantry-Lease";
     /**
      * 5 GiB: the most an upload (cache, workspace layer, artifact, output chunk) may hold; beyond it, 413. Uploads
-     * are streamed to files, so the limit guards the disk, not the heap.
+     * are streamed to storage (files, or a bucket one part at a time), so the limit guards the disk, not the heap.
      */
     static final long MAX_UPLOAD_BYTES = 5L << 30;
 

@@ -87,10 +87,9 @@ final class CacheRoutes {
         if (written.isEmpty()) {
             // Another upload of the key won, or one crashed between its file and its row: a published file is
             // complete, so index it if nobody has.
-            Optional<BlobStore.Blob> existing = blobs.open(blob(projectId, key));
+            Optional<Long> existing = blobs.size(blob(projectId, key));
             if (existing.isPresent()) {
-                existing.get().content().close();
-                index(projectId, key, existing.get().size());
+                index(projectId, key, existing.get());
             }
             throw exists(key);
         }

@@ -1,5 +1,6 @@
 package dev.gantry.server.http;
 
+import dev.gantry.server.storage.StorageUnavailableException;
 import io.javalin.http.Context;
 import io.javalin.http.HttpResponseException;
 import java.time.Duration;
@@ -17,6 +18,8 @@ import org.slf4j.LoggerFactory;
  *   <li>Javalin's own (no such route 404, wrong method 405, ...): their status, with a message of ours;</li>
  *   <li>the database unable to take the request ({@link DatabaseFailures}), or a lock the request needs held past
  *       {@link RequestLocks#LOCK_TIMEOUT}: 503 with {@code Retry-After} in seconds;</li>
+ *   <li>the blob storage unable to take it ({@link StorageUnavailableException}, e.g. the S3 bucket does not
+ *       answer): 503 with {@code Retry-After: }{@value #STORAGE_RETRY_AFTER_SECONDS};</li>
  *   <li>anything else: 500 with an {@code "error_id"} that is also in the log beside the stack trace, and nothing of
  *       the cause (no SQL text, no exception message) in the answer.</li>
  * </ul>
@@ -25,9 +28,18 @@ import org.slf4j.LoggerFactory;
 public final class ErrorResponses {
     private static final Logger LOG = LoggerFactory.getLogger(ErrorResponses.class);
 
+    /** How long a client waits before retrying a request the blob storage could not take. */
+    static final int STORAGE_RETRY_AFTER_SECONDS = 5;
+
     /** Answers {@code ctx} for {@code failure}; register it as the exception handler for {@link Exception}. */
     public void handle(Exception failure, Context ctx) {
-        if (failure instanceof ApiException api) {
+        if (failure instanceof StorageUnavailableException storage) {
+            LOG.warn("{} {}: the blob storage is unavailable, answered 503 ({})", ctx.method(), ctx.path(),
+                    storage.getMessage());
+            ctx.header("Retry-After", Integer.toString(STORAGE_RETRY_AFTER_SECONDS));
+            Json.respond(ctx, 503, body("the blob storage cannot take this request now; retry after "
+                    + STORAGE_RETRY_AFTER_SECONDS + " seconds", null, null));
+        } else if (failure instanceof ApiException api) {
             if (api.status() == 401) {
                 ctx.header("WWW-Authenticate", "Bearer");
             }

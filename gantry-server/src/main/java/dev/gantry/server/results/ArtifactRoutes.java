@@ -9,7 +9,9 @@ import dev.gantry.server.storage.BlobLayout;
 import dev.gantry.server.storage.BlobName;
 import dev.gantry.server.storage.BlobStore;
 import io.javalin.http.Context;
+import io.javalin.http.HttpStatus;
 import java.io.IOException;
+import java.net.URI;
 import java.net.URLConnection;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -18,6 +20,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.stream.Collectors;
 import org.jdbi.v3.core.Jdbi;
 
@@ -27,7 +30,8 @@ import org.jdbi.v3.core.Jdbi;
  * guessed from the name. A download is always an attachment in a sandbox ({@code Content-Disposition: attachment},
  * {@code Content-Security-Policy: sandbox}, {@code X-Content-Type-Options: nosniff}): an artifact is whatever a job
  * wrote, and an HTML or SVG file rendered in the server's origin could act with the reader's credentials there.
- * Thread-safe.
+ * When the blob store hands out direct downloads (S3 with {@code GANTRY_S3_PRESIGNED_DOWNLOADS}), a download is a 302
+ * to a presigned URL of the bucket that answers with the same type and disposition. Thread-safe.
  */
 final class ArtifactRoutes {
     private static final Map<String, String> TYPES = Map.ofEntries(
@@ -81,8 +85,16 @@ final class ArtifactRoutes {
             throw ApiException.notFound("no artifact " + ApiException.quote(pathText) + " on node "
                     + ApiException.quote(nodeText));
         }
-        BlobStore.Blob blob = blobs.open(BlobLayout.artifact(job.id(), Integer.parseInt(nodeText), path))
-                .orElseThrow(() -> ApiException.notFound("artifact " + ApiException.quote(pathText) + " has no file"));
+        BlobName name = BlobLayout.artifact(job.id(), Integer.parseInt(nodeText), path);
+        Optional<URI> direct = blobs.directDownload(name, contentType(path.fileName()), attachment(path.fileName()));
+        if (direct.isPresent()) {
+            // From the bucket's origin, not the server's: what the file could do there touches no Gantry credential.
+            blobs.size(name).orElseThrow(() -> noFile(pathText));
+            ctx.header("Cache-Control", "no-store"); // the URL expires
+            ctx.redirect(direct.get().toString(), HttpStatus.FOUND);
+            return;
+        }
+        BlobStore.Blob blob = blobs.open(name).orElseThrow(() -> noFile(pathText));
         ctx.contentType(contentType(path.fileName()));
         // Whatever the type: saved, not shown, and if shown anyway (a browser that ignores the disposition), not
         // sniffed into something else and without scripts, forms or the server's origin.
@@ -91,6 +103,10 @@ final class ArtifactRoutes {
         ctx.header("Content-Security-Policy", CONTENT_SECURITY_POLICY);
         // No Content-Length: Javalin may compress a text artifact for a client that accepts gzip.
         ctx.result(blob.content());
+    }
+
+    private static ApiException noFile(String pathText) {
+        return ApiException.notFound("artifact " + ApiException.quote(pathText) + " has no file");
     }
 
     /** What an artifact may do when a browser shows it anyway: nothing (no scripts, no origin, no loads). */

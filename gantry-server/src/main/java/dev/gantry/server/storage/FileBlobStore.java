@@ -67,6 +67,17 @@ public final class FileBlobStore implements BlobStore {
         }
     }
 
+    @Override
+    public Optional<Long> size(BlobName name) throws IOException {
+        Path file = resolve(name);
+        try {
+            // A directory is where other blobs' names go on, not a blob.
+            return Files.isDirectory(file) ? Optional.empty() : Optional.of(Files.size(file));
+        } catch (NoSuchFileException missing) {
+            return Optional.empty();
+        }
+    }
+
     /** Deletes the file, then its directories that this leaves empty, up to the first segment's. */
     @Override
     public boolean delete(BlobName name) throws IOException {
