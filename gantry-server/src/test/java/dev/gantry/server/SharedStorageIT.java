@@ -41,7 +41,7 @@ import org.junit.jupiter.api.io.TempDir;
  * output in the database, as behind a load balancer: what an agent saves or sends through one, the other finds and
  * serves (a cache, a workspace layer of several multipart parts, an artifact, the output), nothing lands under either
  * server's GANTRY_HOME, an artifact download streams from the bucket or redirects to a presigned URL, and retention
- * deletes the objects with their rows.
+ * deletes the objects with their rows. A bucket that stops answering is a 503 the agent retries.
  */
 class SharedStorageIT {
     @RegisterExtension
@@ -188,6 +188,28 @@ class SharedStorageIT {
             assertThat(output.status()).isEqualTo(200);
             assertThat(output.body()).isEqualTo("$ make\ncompiling\ndone\n");
         }
+    }
+
+    @Test
+    void a_bucket_that_stops_answering_is_a_503_to_retry_and_its_return_ends_it() throws Exception {
+        runs.job(workflow, "build").insert();
+        AgentClient.Claimed task = viaFirst.claimed(agentId);
+        byte[] cache = bytes(100, 8);
+        viaFirst.bytes("PUT", task.path() + "/cache/v1", cache, task.lease());
+
+        s3.stop();
+        ApiClient.Answer down;
+        try {
+            down = viaSecond.get(task.path() + "/cache/v1", task.lease());
+        } finally {
+            s3.start();
+        }
+
+        assertThat(down.status()).isEqualTo(503);
+        assertThat(down.header("Retry-After")).isEqualTo("5");
+        assertThat(down.text("message")).isEqualTo("the blob storage cannot take this request now; retry after 5 "
+                + "seconds");
+        assertThat(viaSecond.download(task.path() + "/cache/v1", task.lease())).isEqualTo(cache);
     }
 
     @Test

@@ -1,5 +1,7 @@
 package dev.gantry.server.storage;
 
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
@@ -39,13 +41,28 @@ public final class S3ProxyExtension implements BeforeAllCallback, AfterAllCallba
         context = ContextBuilder.newBuilder(new TransientApiMetadata()).credentials("identity", "credential")
                 .overrides(new Properties()).build(BlobStoreContext.class);
         context.getBlobStore().createContainerInLocation(null, BUCKET);
-        proxy = S3Proxy.builder().blobStore(context.getBlobStore()).endpoint(URI.create("http://127.0.0.1:0"))
+        int port;
+        // A fixed port, so that the server comes back where it was after stop().
+        try (ServerSocket free = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            port = free.getLocalPort();
+        }
+        endpoint = URI.create("http://127.0.0.1:" + port);
+        proxy = S3Proxy.builder().blobStore(context.getBlobStore()).endpoint(endpoint)
                 .awsAuthentication(AuthenticationType.AWS_V4, ACCESS_KEY, SECRET_KEY).build();
+        start();
+    }
+
+    /** Stops answering, as a bucket whose endpoint went away; what it holds is kept for {@link #start()}. */
+    public void stop() throws Exception {
+        proxy.stop();
+    }
+
+    /** Answers again, on the same port. */
+    public void start() throws Exception {
         proxy.start();
         while (!AbstractLifeCycle.STARTED.equals(proxy.getState())) {
             Thread.sleep(1);
         }
-        endpoint = URI.create("http://127.0.0.1:" + proxy.getPort());
     }
 
     @Override
