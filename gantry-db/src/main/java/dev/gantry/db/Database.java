@@ -60,7 +60,9 @@ public final class Database implements AutoCloseable {
     /**
      * Validates the settings, starts the embedded server unless a URL is set (creating its {@code gantry} database on
      * first start), opens the pool with one connection to prove the server is reachable, and logs the effective
-     * configuration once, password masked.
+     * configuration once, password masked. The embedded server is supervised until {@link #close()}: if its postmaster
+     * dies it is started again, and the pool, which checks a connection that sat idle before lending it, hands out
+     * working connections once it is back (borrows meanwhile fail within the connect timeout).
      *
      * @throws InvalidSettingException if a setting breaks its rule; nothing has been started then
      * @throws DatabaseStartException  if the server does not start or cannot be reached within the connect timeout;
@@ -203,13 +205,15 @@ public final class Database implements AutoCloseable {
         }
     }
 
-    /** The embedded server Gantry runs: on its Unix socket only, unless a port is set. */
+    /** The embedded server Gantry runs, supervised: on its Unix socket only, unless a port is set. */
     private static EmbeddedDatabase startEmbedded(DatabaseSettings settings) {
-        return settings.embeddedPort() == 0
+        EmbeddedDatabase embedded = settings.embeddedPort() == 0
                 ? EmbeddedDatabase.start(settings.embeddedDataDirectory(), settings.embeddedStartupTimeout(),
                         EmbeddedDatabase.Durability.DURABLE)
                 : EmbeddedDatabase.start(settings.embeddedDataDirectory(), settings.embeddedPort(),
                         settings.embeddedStartupTimeout(), EmbeddedDatabase.Durability.DURABLE);
+        embedded.superviseRestarts();
+        return embedded;
     }
 
     /** A connection of its own, outside the pool, to the embedded server's {@code postgres} database. */

@@ -21,6 +21,7 @@ import java.util.Objects;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.random.RandomGenerator;
 import java.util.stream.Stream;
 
 /**
@@ -41,6 +42,10 @@ import java.util.stream.Stream;
  * {@code RootUser}). The server's own output goes to {@code <dataDirectory>.log} (0600); when start-up fails, the
  * exception carries the end of that log.
  *
+ * <p>Its owner may have it {@linkplain #superviseRestarts() supervised}: a postmaster that dies (an operator's
+ * {@code kill -9}, the OOM killer) is started again on the same data directory, after clearing what it left behind as
+ * start-up does (see {@code PostmasterSupervisor}).
+ *
  * <p>{@link #close()} stops the server with a fast shutdown (open sessions are cancelled, everything committed stays)
  * and releases the lock. The owner closes it, after whatever uses it: a server on SIGTERM stops its HTTP, its workers
  * and its pool first, and only then the database. JVM shutdown hooks run all at once, so this class's own hook gives
@@ -60,6 +65,9 @@ public final class EmbeddedDatabase implements AutoCloseable {
      */
     public static final Duration OWNER_CLOSE_GRACE = Duration.ofMinutes(2);
 
+    /** How often a {@linkplain #superviseRestarts() supervised} server's postmaster is checked: a read of /proc. */
+    static final Duration SUPERVISION_CHECK_EVERY = Duration.ofMillis(500);
+
     private static final Logger LOG = LoggerFactory.getLogger(EmbeddedDatabase.class);
     private static final String TCP_ADDRESS = "127.0.0.1";
 
@@ -76,20 +84,27 @@ public final class EmbeddedDatabase implements AutoCloseable {
     private final boolean tcp;
     private final String password;
     private final FileChannel lockChannel;
-    private final Duration stopTimeout;
+    /** For starting, restarting and stopping the server, and for a left-over one to stop. */
+    private final Duration timeout;
+    private final Durability durability;
+    /** The running postmaster, as of the last start; null if its pid file could not be read then. */
+    private volatile ProcessHandle postmaster;
+    private PostmasterSupervisor supervisor;
     private final AtomicBoolean closed = new AtomicBoolean();
     private final CountDownLatch stopped = new CountDownLatch(1);
     private final Thread shutdownHook = Thread.ofPlatform().name("gantry-embedded-postgres-shutdown").unstarted(
             this::closeAfterOwner);
 
     private EmbeddedDatabase(ClusterFiles files, int port, boolean tcp, String password, FileChannel lockChannel,
-                             Duration stopTimeout) {
+                             Duration timeout, Durability durability) {
         this.files = files;
         this.port = port;
         this.tcp = tcp;
         this.password = password;
         this.lockChannel = lockChannel;
-        this.stopTimeout = stopTimeout;
+        this.timeout = timeout;
+        this.durability = durability;
+        this.postmaster = RunningPostmaster.process(files.dataDirectory()).orElse(null);
         Runtime.getRuntime().addShutdownHook(shutdownHook);
     }
 
@@ -134,7 +149,7 @@ public final class EmbeddedDatabase implements AutoCloseable {
             startServer(files, tcp, port, startupTimeout, durability);
             LOG.debug("Embedded PostgreSQL in {} listens on {}{}", directory, files.socketFile(port),
                     tcp ? " and " + TCP_ADDRESS + ":" + port : "");
-            return new EmbeddedDatabase(files, port, tcp, password, lock, startupTimeout);
+            return new EmbeddedDatabase(files, port, tcp, password, lock, startupTimeout, durability);
         } catch (RuntimeException | Error failure) {
             closeQuietly(lock);
             throw failure;
@@ -211,11 +226,55 @@ public final class EmbeddedDatabase implements AutoCloseable {
                 password);
     }
 
+    /**
+     * From now until {@link #close()}, starts the server again whenever its postmaster dies: within
+     * {@link #SUPERVISION_CHECK_EVERY} of the death, and while starts fail, again after {@link RestartBackoff#DEFAULT}
+     * waits. Clients see refused connections meanwhile. Idempotent.
+     */
+    synchronized void superviseRestarts() {
+        if (supervisor == null && !closed.get()) {
+            supervisor = new PostmasterSupervisor("the embedded PostgreSQL in " + dataDirectory(),
+                    this::postmasterRunning, this::restartAfterCrash, SUPERVISION_CHECK_EVERY, RestartBackoff.DEFAULT,
+                    RandomGenerator.getDefault()).start();
+        }
+    }
+
+    /** Whether the postmaster of the last start still runs (a zombie does not). */
+    private boolean postmasterRunning() {
+        ProcessHandle running = postmaster;
+        return running != null && StalePostmaster.isRunning(running);
+    }
+
+    /**
+     * Starts the server again after its postmaster died, as {@link #start} does once it holds the directory's lock
+     * (which this process still does): the dead server's pid file, shared memory and socket lock cleared, then the
+     * same server options, port and password.
+     */
+    private void restartAfterCrash() {
+        Path directory = dataDirectory();
+        // A directory deleted or replaced under a running server: an empty new cluster would look like data loss.
+        if (!Files.exists(directory.resolve("PG_VERSION"))) {
+            throw new DatabaseStartException(directory + " is no longer a PostgreSQL data directory (it has no "
+                    + "PG_VERSION); restore it, or stop Gantry");
+        }
+        StalePostmaster.clear(directory, timeout);
+        ClusterSetup.prepare(files, timeout);
+        startServer(files, tcp, port, timeout, durability);
+        postmaster = RunningPostmaster.process(directory).orElse(null);
+    }
+
     /** Stops the server (fast shutdown) and releases the data directory. Idempotent; failures are logged. */
     @Override
     public void close() {
         if (closed.getAndSet(true)) {
             return;
+        }
+        PostmasterSupervisor supervising;
+        synchronized (this) {
+            supervising = supervisor;
+        }
+        if (supervising != null) {
+            supervising.close(); // first, so that no restart follows the stop
         }
         if (Thread.currentThread() != shutdownHook) {
             try {
@@ -226,14 +285,14 @@ public final class EmbeddedDatabase implements AutoCloseable {
         }
         Path directory = dataDirectory();
         try {
-            PostgresPrograms.stop(files, stopTimeout);
+            PostgresPrograms.stop(files, timeout);
         } catch (RuntimeException failure) {
             // e.g. a postmaster that was killed; what follows makes sure nothing is left running either way
             LOG.warn("pg_ctl stop on the embedded PostgreSQL in {} failed: {}", directory, failure.getMessage());
         }
         try {
-            StalePostmaster.awaitShutdown(directory, stopTimeout);
-            StalePostmaster.clear(directory, stopTimeout);
+            StalePostmaster.awaitShutdown(directory, timeout);
+            StalePostmaster.clear(directory, timeout);
         } catch (RuntimeException failure) {
             LOG.warn("Stopping the embedded PostgreSQL in {} failed: {}", directory, failure.toString());
         } finally {

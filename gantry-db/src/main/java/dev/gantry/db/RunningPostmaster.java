@@ -6,9 +6,8 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Finds the server that another process runs on a data directory, from the {@code postmaster.pid} PostgreSQL keeps
- * there: line 1 is its PID, line 4 its port, line 8 its status ({@code starting}, {@code ready}, {@code stopping}).
- * Stateless.
+ * Finds the server running on a data directory, from the {@code postmaster.pid} PostgreSQL keeps there: line 1 is its
+ * PID, line 4 its port, line 8 its status ({@code starting}, {@code ready}, {@code stopping}). Stateless.
  */
 final class RunningPostmaster {
     private static final int PORT_LINE = 3;
@@ -29,6 +28,13 @@ final class RunningPostmaster {
         return readyPort(pidFile).orElseThrow(() -> new DatabaseStartException("Another process holds the "
                 + "PostgreSQL data directory " + dataDirectory + ", but no server there was ready within "
                 + SettingValues.format(timeout) + " (see " + pidFile + ")."));
+    }
+
+    /** The postmaster running on {@code dataDirectory}, if its pid file names a running process. */
+    static Optional<ProcessHandle> process(Path dataDirectory) {
+        List<String> lines = StalePostmaster.readLines(dataDirectory.resolve(StalePostmaster.PID_FILE));
+        return StalePostmaster.running(lines)
+                ? StalePostmaster.parseLong(lines.getFirst()).flatMap(ProcessHandle::of) : Optional.empty();
     }
 
     private static Optional<Integer> readyPort(Path pidFile) {

@@ -116,7 +116,7 @@ final class StalePostmaster {
     }
 
     /** Alive and not a zombie: Java's {@link ProcessHandle#isAlive()} counts unreaped zombies as alive. */
-    private static boolean isRunning(ProcessHandle process) {
+    static boolean isRunning(ProcessHandle process) {
         if (!process.isAlive()) {
             return false;
         }

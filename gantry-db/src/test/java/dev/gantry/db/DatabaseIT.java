@@ -15,10 +15,12 @@ import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -165,6 +167,43 @@ class DatabaseIT {
     }
 
     @Test
+    void a_killed_embedded_server_is_started_again_with_its_data_and_the_pool_hands_out_working_connections()
+            throws Exception {
+        DatabaseSettings settings = DatabaseSettings.builder().home(home).poolSize(4).build();
+        Path data = home.resolve("postgres");
+        try (Database database = Database.start(settings)) {
+            DataSource pool = database.getDataSource();
+            execute(pool, "CREATE TABLE pipelines (id int)", "INSERT INTO pipelines VALUES (7)");
+            fillPool(pool, 4); // idle connections the kill breaks, which the pool must not lend afterwards
+            ProcessHandle killed = EmbeddedDatabaseIT.postmaster(data);
+
+            OffsetDateTime killedAt = OffsetDateTime.now();
+            killed.destroyForcibly();
+            long killing = System.nanoTime();
+            // A backend of the killed server may still answer for a moment, until it sees its postmaster gone.
+            while (!startedAfter(pool, killedAt) && System.nanoTime() - killing < Duration.ofSeconds(30).toNanos()) {
+                Thread.sleep(50);
+            }
+            Duration recovery = Duration.ofNanos(System.nanoTime() - killing);
+
+            assertThat(recovery).isLessThan(Duration.ofSeconds(10));
+            assertThat(query(pool, "SELECT id::text FROM pipelines")).as("committed before the kill")
+                    .containsExactly("7");
+            ProcessHandle restarted = EmbeddedDatabaseIT.postmaster(data);
+            assertThat(restarted.pid()).isNotEqualTo(killed.pid());
+            assertThat(postmastersOf(data)).as("one server on the directory, never two").containsExactly(restarted);
+            for (int round = 0; round < 8; round++) { // every pooled connection works, not just the first
+                assertThat(query(pool, "SELECT 'up'")).containsExactly("up");
+            }
+            fillPool(pool, 4);
+            System.out.println("The embedded server answered again " + recovery.toMillis() + " ms after the kill");
+        }
+        Thread.sleep(EmbeddedDatabase.SUPERVISION_CHECK_EVERY.multipliedBy(3).toMillis());
+        assertThat(data.resolve("postmaster.pid")).as("closed: stopped, and not started again").doesNotExist();
+        assertThat(postmastersOf(data)).isEmpty();
+    }
+
+    @Test
     void close_stops_the_embedded_server_and_releases_gantry_home() {
         DatabaseSettings settings = DatabaseSettings.builder().home(home).build();
         Database database = Database.start(settings);
@@ -174,6 +213,42 @@ class DatabaseIT {
         assertThat(home.resolve("postgres/postmaster.pid")).doesNotExist();
         assertThatThrownBy(() -> database.getDataSource().getConnection()).isInstanceOf(SQLException.class);
         Database.start(settings).close();
+    }
+
+    /** Borrows {@code size} connections at once, each used, and returns them: the pool then holds them idle. */
+    private static void fillPool(DataSource dataSource, int size) throws SQLException {
+        List<Connection> borrowed = new ArrayList<>();
+        try {
+            for (int i = 0; i < size; i++) {
+                borrowed.add(dataSource.getConnection());
+                assertThat(query(borrowed.getLast(), "SELECT 'borrowed'")).containsExactly("borrowed");
+            }
+        } finally {
+            for (Connection connection : borrowed) {
+                connection.close();
+            }
+        }
+    }
+
+    /** Whether a pooled connection reaches a server started after {@code instant}; false while none does. */
+    private static boolean startedAfter(DataSource dataSource, OffsetDateTime instant) {
+        try (Connection connection = dataSource.getConnection();
+             PreparedStatement started = connection.prepareStatement("SELECT pg_postmaster_start_time() > ?")) {
+            started.setObject(1, instant);
+            try (ResultSet rows = started.executeQuery()) {
+                return rows.next() && rows.getBoolean(1);
+            }
+        } catch (SQLException stillDown) {
+            return false;
+        }
+    }
+
+    /** The live postmasters whose command line names {@code data} (backends rewrite theirs). */
+    private static List<ProcessHandle> postmastersOf(Path data) {
+        return ProcessHandle.allProcesses().filter(StalePostmaster::isRunning)
+                .filter(p -> p.info().command().map(c -> c.endsWith("/postgres")).orElse(false))
+                .filter(p -> p.info().arguments().map(a -> List.of(a).contains(data.toString())).orElse(false))
+                .toList();
     }
 
     private static void execute(DataSource dataSource, String... statements) throws SQLException {
