@@ -68,7 +68,7 @@ final class GantryProcesses implements AutoCloseable {
                         + log("server-" + serverStarts));
             }
             try {
-                if (Files.exists(home.resolve("admin-token")) && admin().get("/api/v2/project").ok()) {
+                if (Files.exists(adminTokenFile()) && admin().get("/api/v2/project").ok()) {
                     return;
                 }
             } catch (RuntimeException notYet) {
@@ -141,10 +141,15 @@ final class GantryProcesses implements AutoCloseable {
     /** A client with the admin token. */
     GantryClient admin() {
         try {
-            return new GantryClient(url(), Files.readString(home.resolve("admin-token")).strip());
+            return new GantryClient(url(), Files.readString(adminTokenFile()).strip());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /** Where the server keeps its admin token, for requests the client cannot make (custom headers). */
+    Path adminTokenFile() {
+        return home.resolve("admin-token");
     }
 
     Path log(String name) {
