@@ -71,7 +71,7 @@ public final class DatabaseOutputStore implements OutputStore {
                     return stored;
                 }
             }
-            int length = fill(content, piece);
+            int length = content.readNBytes(piece, 0, piece.length);
             if (length == 0) {
                 return stored;
             }
@@ -207,18 +207,5 @@ public final class DatabaseOutputStore implements OutputStore {
             dropped += n;
         }
         return dropped;
-    }
-
-    /** Reads into {@code buffer} until it is full or the stream ends; returns how much it read. */
-    private static int fill(InputStream in, byte[] buffer) throws IOException {
-        int filled = 0;
-        while (filled < buffer.length) {
-            int n = in.read(buffer, filled, buffer.length - filled);
-            if (n == -1) {
-                break;
-            }
-            filled += n;
-        }
-        return filled;
     }
 }

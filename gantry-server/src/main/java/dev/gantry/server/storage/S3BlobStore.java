@@ -158,7 +158,7 @@ public final class S3BlobStore implements BlobStore, AutoCloseable {
     private Optional<Long> write(BlobName name, InputStream content, boolean ifAbsent) throws IOException {
         String key = key(name);
         byte[] part = new byte[partSize];
-        int length = fill(content, part);
+        int length = content.readNBytes(part, 0, part.length);
         if (length < partSize) {
             try {
                 s3.putObject(p -> p.bucket(bucket).key(key).contentLength((long) length)
@@ -188,7 +188,7 @@ public final class S3BlobStore implements BlobStore, AutoCloseable {
         try {
             List<CompletedPart> parts = new ArrayList<>();
             long size = 0;
-            for (int length = firstLength; length > 0; length = fill(content, part)) {
+            for (int length = firstLength; length > 0; length = content.readNBytes(part, 0, part.length)) {
                 int number = parts.size() + 1;
                 if (number > MAX_PARTS) {
                     throw new IOException("cannot write s3://" + bucket + "/" + key + ": larger than " + MAX_PARTS
@@ -315,20 +315,6 @@ public final class S3BlobStore implements BlobStore, AutoCloseable {
     private static boolean taken(S3Exception e) {
         return e.statusCode() == PRECONDITION_FAILED || e.statusCode() == CONFLICT;
     }
-
-    /** Reads into {@code buffer} until it is full or the stream ends; returns how much it read. */
-    private static int fill(InputStream in, byte[] buffer) throws IOException {
-        int filled = 0;
-        while (filled < buffer.length) {
-            int n = in.read(buffer, filled, buffer.length - filled);
-            if (n == -1) {
-                break;
-            }
-            filled += n;
-        }
-        return filled;
-    }
-
     /** The first {@code length} bytes of {@code buffer}, readable again for a retry, without a copy. */
     private static RequestBody body(byte[] buffer, int length) {
         return RequestBody.fromContentProvider(() -> new ByteArrayInputStream(buffer, 0, length), length,
