@@ -31,6 +31,7 @@ import dev.gantry.server.fleet.PoolPauses;
 import dev.gantry.server.fleet.QueueInsights;
 import dev.gantry.server.fleet.SchedulerMatcher;
 import dev.gantry.server.http.ExternalUrl;
+import dev.gantry.server.http.HealthCheck;
 import dev.gantry.server.http.RequestLocks;
 import dev.gantry.server.job.JobRoutes;
 import dev.gantry.server.orb.OrbRoutes;
@@ -251,7 +252,8 @@ public final class GantryServer implements AutoCloseable {
         BlobStore blobs = storage.blobs();
         // One database is one shard; Shards runs the maintenance loop the queue needs from some process.
         AutoCloseable queueMaintenance = Shards.of(List.of(queues)).startMaintenance(QUEUE_MAINTENANCE_EVERY);
-        Autoscaling autoscaling = fleetSetup == null ? null : new Autoscaling(fleetSetup, jdbi, clock);
+        String instance = ServerInstance.id(home);
+        Autoscaling autoscaling = fleetSetup == null ? null : new Autoscaling(fleetSetup, jdbi, clock, instance);
         // Resource classes, image pins and organisation limits come from the fleet file, if there is one.
         FleetConfig fleetConfig = fleetSetup == null ? FleetConfig.defaults() : fleetSetup.config();
         OpenClaims claiming = new OpenClaims();
@@ -268,7 +270,6 @@ public final class GantryServer implements AutoCloseable {
         }
         ResultsApi results = new ResultsApi(jdbi, blobs, storage.output(jdbi), externalUrl);
         Runnable tasksQueued = agents.wakeups()::tasksQueued;
-        String instance = ServerInstance.id(home);
         List<AutoCloseable> queueLoops = new ArrayList<>();
         try {
             releaseWhatTheLastRunHeld(queues, instance);
@@ -302,7 +303,7 @@ public final class GantryServer implements AutoCloseable {
                     new Continuations(jdbi, orbs, fleetConfig.resourceClasses(), clock, tasksQueued,
                             settings.maxPipelineJobs()),
                     new ScheduleRoutes(schedules), new SecretRoutes(secrets, secretBox), new UserRoutes(users),
-                    new AgentTokenRoutes(jdbi, clock, new SecureRandom()));
+                    new AgentTokenRoutes(jdbi, clock, new SecureRandom()), new HealthCheck(jdbi));
             Javalin http = api.http();
             startHttp(http, settings);
             externalUrl.listening(ServerSettings.localUrl(settings.host(), httpPort(http)));

@@ -13,6 +13,7 @@ import dev.gantry.server.fleet.FleetInsights;
 import dev.gantry.server.fleet.PoolPauses;
 import dev.gantry.server.fleet.QueueInsights;
 import dev.gantry.server.http.ErrorResponses;
+import dev.gantry.server.http.HealthCheck;
 import dev.gantry.server.http.JsonBody;
 import dev.gantry.server.job.JobRoutes;
 import dev.gantry.server.orb.OrbRoutes;
@@ -61,7 +62,8 @@ final class HttpApi {
                       FleetInsights fleetInsights, PoolPauses poolPauses, QueueAdminRoutes queueAdmin,
                       ServerMetrics metrics, AgentApi agents, ResultsApi results, OrbRoutes orbs,
                       WebhookRoutes webhooks, Continuations continuations, ScheduleRoutes schedules,
-                      SecretRoutes secrets, UserRoutes users, AgentTokenRoutes agentTokens) {
+                      SecretRoutes secrets, UserRoutes users, AgentTokenRoutes agentTokens,
+                      HealthCheck health) {
         ErrorResponses errors = new ErrorResponses();
         List<ApiRoutes.Route> table = new ArrayList<>();
         Javalin http = Javalin.create(config -> {
@@ -181,6 +183,7 @@ final class HttpApi {
             table.addAll(api.table());
             // Outside /api/v2: a forge has no API token; the route checks the delivery's signature instead.
             config.routes.post("/webhooks/{provider}", webhooks::receive);
+            config.routes.get("/healthz", health::check);
             agents.addRoutes(config.routes);
 
             // Javalin answers its own exceptions (no route, wrong method) itself unless a handler names their class.

@@ -18,7 +18,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * With the database gone, the server answers 503 with Retry-After at once and accepts nothing it could not store;
- * once the database is back, the same trigger goes through, numbered as if the outage never happened.
+ * once the database is back, the same trigger goes through, numbered as if the outage never happened. The health
+ * check a load balancer calls says the same.
  */
 class DatabaseOutageIT {
     @RegisterExtension
@@ -62,6 +63,7 @@ class DatabaseOutageIT {
         ApiClient.Answer refusedTrigger;
         ApiClient.Answer refusedRead;
         ApiClient.Answer refusedQueueLook;
+        ApiClient.Answer unhealthy;
         long refusedWithinMillis;
         try {
             long start = System.nanoTime();
@@ -69,6 +71,7 @@ class DatabaseOutageIT {
             refusedWithinMillis = (System.nanoTime() - start) / 1_000_000;
             refusedRead = api.get("/api/v2/project/gantry/acme/app");
             refusedQueueLook = api.get("/api/v2/admin/queues");
+            unhealthy = api.anonymous().get("/healthz");
         } finally {
             pg.startServer();
         }
@@ -81,6 +84,7 @@ class DatabaseOutageIT {
         assertThat(refusedRead.header("Retry-After")).isEqualTo("5");
         assertThat(refusedQueueLook.status()).as(refusedQueueLook.body()).isEqualTo(503);
         assertThat(refusedQueueLook.header("Retry-After")).isNotNull();
+        assertThat(unhealthy.status()).as("a load balancer's health check, with no token").isEqualTo(503);
 
         // As a client honouring Retry-After does: the pool may first hand out a connection the outage broke.
         ApiClient.Answer[] answer = new ApiClient.Answer[1];
@@ -89,6 +93,9 @@ class DatabaseOutageIT {
             return answer[0].status() != 503;
         });
         ApiClient.Answer retried = answer[0];
+        ApiClient.Answer healthy = api.anonymous().get("/healthz");
+        assertThat(healthy.status()).as(healthy.body()).isEqualTo(200);
+        assertThat(healthy.text("status")).isEqualTo("ok");
 
         assertThat(retried.status()).as(retried.body()).isEqualTo(201);
         assertThat(retried.json().get("number").asLong()).isEqualTo(1);

@@ -8,8 +8,8 @@ import java.util.Locale;
 import org.jdbi.v3.core.Jdbi;
 
 /**
- * {@code GET /api/v2/insights/fleet}: the pools an operator paused, whether the server autoscales, the instances it
- * runs with their states, and what the autoscaler did lately (launches, fallbacks past a short type, drains,
+ * {@code GET /api/v2/insights/fleet}: the pools an operator paused, whether the server autoscales, which server of the
+ * database leads the autoscaler, the instances it runs with their states, and what the autoscaler did lately (launches, fallbacks past a short type, drains,
  * terminations), oldest first. Thread-safe.
  */
 public final class FleetInsights {
@@ -22,8 +22,12 @@ public final class FleetInsights {
     record PauseJson(String pool, String pausedAt, String reason) {
     }
 
-    record FleetJson(List<PauseJson> pausedPools, boolean autoscaling, List<InstanceJson> instances,
-                     List<EventJson> events) {
+    /**
+     * @param leader     the server (its instance id) that runs the autoscaler, as last seen; null if none was seen
+     * @param thisServer whether that is the server answering
+     */
+    record FleetJson(List<PauseJson> pausedPools, boolean autoscaling, String leader, boolean thisServer,
+                     List<InstanceJson> instances, List<EventJson> events) {
     }
 
     private final Jdbi jdbi;
@@ -39,13 +43,14 @@ public final class FleetInsights {
         List<PauseJson> paused = jdbi.withExtension(FleetDao.class, FleetDao::pausedPools).stream()
                 .map(p -> new PauseJson(p.pool(), Json.time(p.pausedAt()), p.reason())).toList();
         if (autoscaling == null) {
-            Json.respond(ctx, 200, new FleetJson(paused, false, List.of(), List.of()));
+            Json.respond(ctx, 200, new FleetJson(paused, false, null, false, List.of(), List.of()));
             return;
         }
         List<InstanceJson> instances = autoscaling.instances().entrySet().stream()
                 .map(e -> new InstanceJson(e.getKey(), e.getValue().name().toLowerCase(Locale.ROOT))).toList();
         List<EventJson> events = autoscaling.recentEvents().stream().map(FleetInsights::json).toList();
-        Json.respond(ctx, 200, new FleetJson(paused, true, instances, events));
+        Json.respond(ctx, 200, new FleetJson(paused, true, autoscaling.leader().orElse(null),
+                autoscaling.leads(), instances, events));
     }
 
     private static EventJson json(FleetEvent e) {
