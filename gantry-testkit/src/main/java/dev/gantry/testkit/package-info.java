@@ -1,7 +1,9 @@
 /**
  * Test support that several modules need, used in test scope only: {@link dev.gantry.testkit.EmbeddedPostgresExtension}
  * (one real PostgreSQL per JVM, a fresh database per test class, a non-UTC session time zone, a server that tests can
- * stop and restart) and {@link dev.gantry.testkit.ManualClock} (time that moves only when the test says so).
+ * stop and restart), {@link dev.gantry.testkit.ManualClock} (time that moves only when the test says so) and
+ * {@link dev.gantry.testkit.TcpBalancer} (a health-checking TCP load balancer in front of several servers, as an
+ * operator would run; the chaos suite in gantry-bench uses it too).
  *
  * <p>What belongs here: helpers that make tests of more than one module honest and short. What does not: fakes of
  * Gantry's own components (those live beside the tests that need them) and anything production code would call.
