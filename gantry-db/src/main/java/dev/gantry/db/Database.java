@@ -7,6 +7,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import javax.sql.DataSource;
+import java.net.ConnectException;
+import java.net.SocketTimeoutException;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -37,6 +39,8 @@ public final class Database implements AutoCloseable {
     public static final String EMBEDDED_DATABASE_NAME = "gantry";
 
     private static final Logger LOG = LoggerFactory.getLogger(Database.class);
+    /** How long a start keeps trying a database that is there but does not answer within the connect timeout. */
+    static final Duration START_PATIENCE = Duration.ofSeconds(30);
     private static final Pattern DATABASE_NAME = Pattern.compile("[a-z_][a-z0-9_]{0,62}");
     private static final String DUPLICATE_DATABASE = "42P04";
     private static final String INVALID_PASSWORD = "28P01";
@@ -65,8 +69,9 @@ public final class Database implements AutoCloseable {
      * working connections once it is back (borrows meanwhile fail within the connect timeout).
      *
      * @throws InvalidSettingException if a setting breaks its rule; nothing has been started then
-     * @throws DatabaseStartException  if the server does not start or cannot be reached within the connect timeout;
-     *                                 whatever was started has been stopped again
+     * @throws DatabaseStartException  if the server does not start, refuses the connection or the login, or does not
+     *                                 answer within the connect timeout for {@link #START_PATIENCE}; whatever was
+     *                                 started has been stopped again
      */
     public static Database start(DatabaseSettings settings) {
         settings.validate();
@@ -284,14 +289,41 @@ public final class Database implements AutoCloseable {
         return (d.toMillis() + 999) / 1000;
     }
 
+    /**
+     * Opens the pool with its first connection. A server that is there but slow to answer (a connect or login that
+     * times out: a loaded machine, a database still starting) is tried again for up to {@link #START_PATIENCE}; one
+     * that refuses the connection (nothing listens) or the login fails the start at once.
+     */
     private static HikariDataSource openPool(DatabaseUrl url, DatabaseSettings settings) {
         HikariConfig config = poolConfig(url, settings);
-        try {
-            return new HikariDataSource(config);
-        } catch (HikariPool.PoolInitializationException failure) {
-            Throwable cause = failure.getCause() == null ? failure : failure.getCause();
-            throw new DatabaseStartException("Cannot connect to " + url + " within "
-                    + SettingValues.format(settings.connectTimeout()) + ": " + cause.getMessage(), failure);
+        long deadline = System.nanoTime() + START_PATIENCE.toNanos();
+        while (true) {
+            try {
+                return new HikariDataSource(config);
+            } catch (HikariPool.PoolInitializationException failure) {
+                Throwable cause = failure.getCause() == null ? failure : failure.getCause();
+                if (!slowToAnswer(cause) || System.nanoTime() > deadline) {
+                    throw new DatabaseStartException("Cannot connect to " + url + " within "
+                            + SettingValues.format(settings.connectTimeout()) + ": " + cause.getMessage(), failure);
+                }
+                LOG.warn("The database at {} did not answer within {} ({}); trying again", url,
+                        SettingValues.format(settings.connectTimeout()), cause.getMessage());
+            }
         }
+    }
+
+    /** A connection attempt that ran out of time, as opposed to one refused or a login rejected. */
+    private static boolean slowToAnswer(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            if (t instanceof ConnectException) {
+                return false;
+            }
+            if (t instanceof SocketTimeoutException) {
+                return true;
+            }
+        }
+        // The driver's own login timeout ("Connection attempt timed out.") carries no cause.
+        return failure instanceof SQLException sql && "08001".equals(sql.getSQLState())
+                && String.valueOf(sql.getMessage()).contains("timed out");
     }
 }

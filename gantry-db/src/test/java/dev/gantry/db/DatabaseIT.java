@@ -12,6 +12,7 @@ import javax.sql.DataSource;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.net.Socket;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -164,6 +165,28 @@ class DatabaseIT {
                 .hasMessageStartingWith("Cannot connect to jdbc:postgresql://127.0.0.1:" + closedPort + "/gantry")
                 .hasMessageContaining("within 1s")
                 .message().doesNotContain("s3cret");
+    }
+
+    @Test
+    void a_server_that_does_not_answer_in_time_is_tried_again_and_one_that_refuses_fails_the_start() throws Exception {
+        // A listener that takes the first connection and never answers, then goes away: the first attempt times out,
+        // the second is refused.
+        ServerSocket silent = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+        Thread.ofVirtual().start(() -> {
+            try (Socket held = silent.accept()) {
+                silent.close();
+                Thread.sleep(5_000);
+            } catch (IOException | InterruptedException ignored) {
+                // the test is over
+            }
+        });
+        DatabaseSettings settings = DatabaseSettings.builder().home(home)
+                .url("postgres://gantry:s3cret@127.0.0.1:" + silent.getLocalPort() + "/gantry")
+                .connectTimeout(Duration.ofSeconds(1)).build();
+
+        assertThatThrownBy(() -> Database.start(settings))
+                .isInstanceOf(DatabaseStartException.class)
+                .hasMessageContaining("refused");
     }
 
     @Test
