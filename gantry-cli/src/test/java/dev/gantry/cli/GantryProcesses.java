@@ -117,7 +117,12 @@ final class GantryProcesses implements AutoCloseable {
 
     /** Starts agent {@code name} offering as {@link #startAgent(String, int)} does, running jobs on {@code executor}. */
     Process startAgent(String name, int cpu, String executor) {
-        return start("agent-" + name + "-" + ++agentStarts, List.of("agent", "--server", url().toString(),
+        return startAgent(name, cpu, executor, url());
+    }
+
+    /** As {@link #startAgent(String, int, String)}, calling {@code server} (a load balancer, say) instead. */
+    Process startAgent(String name, int cpu, String executor, URI server) {
+        return start("agent-" + name + "-" + ++agentStarts, List.of("agent", "--server", server.toString(),
                 "--token-file", home.resolve("agent-token").toString(), "--cpu", Integer.toString(cpu),
                 "--memory", Integer.toString(Math.max(8, 2 * cpu)), "--disk", Integer.toString(10 * cpu),
                 "--name", name, "--work-dir", home.resolve("work-" + name).toString(), "--executor", executor));
