@@ -1,5 +1,6 @@
 package dev.gantry.bench;
 
+import dev.gantry.bench.chaos.ChaosSuite;
 import dev.gantry.bench.config.ConfigSuite;
 import dev.gantry.bench.e2e.ContainersSuite;
 import dev.gantry.bench.e2e.E2eSuite;
@@ -10,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -26,7 +28,8 @@ public final class BenchMain implements Callable<Integer> {
     static final Map<String, Suite> SUITES = new LinkedHashMap<>();
 
     static {
-        for (Suite s : new Suite[] {new ConfigSuite(), new QueueSuite(), new E2eSuite(), new ContainersSuite(), new SchedulerSuite()}) {
+        for (Suite s : new Suite[] {new ConfigSuite(), new QueueSuite(), new E2eSuite(), new ContainersSuite(),
+                new SchedulerSuite(), new ChaosSuite()}) {
             SUITES.put(s.name(), s);
         }
     }
@@ -55,6 +58,10 @@ public final class BenchMain implements Callable<Integer> {
     @Option(names = "--quick", description = "A short run (a few minutes at most) for smoke tests; rough figures.")
     boolean quick;
 
+    @Option(names = "--seed", paramLabel = "N",
+            description = "The seed of a suite's random choices (chaos: faults, targets, workload); printed either way.")
+    Long seed;
+
     private final PrintStream out;
     private final PrintStream err;
 
@@ -77,6 +84,6 @@ public final class BenchMain implements Callable<Integer> {
             SUITES.values().forEach(s -> err.printf("  %-10s %s%n", s.name(), s.description()));
             return 2;
         }
-        return suite.run(quick, out, err);
+        return suite.run(quick, seed == null ? OptionalLong.empty() : OptionalLong.of(seed), out, err);
     }
 }

@@ -1,6 +1,7 @@
 package dev.gantry.bench;
 
 import java.io.PrintStream;
+import java.util.OptionalLong;
 
 /** A named benchmark that {@link BenchMain} can run. */
 public interface Suite {
@@ -19,4 +20,12 @@ public interface Suite {
      * @return the exit code: 0 when the run completed
      */
     int run(boolean quick, PrintStream out, PrintStream err) throws Exception;
+
+    /**
+     * As {@link #run(boolean, PrintStream, PrintStream)}, with the seed given by {@code --seed} for suites whose
+     * choices are drawn at random (chaos); the others draw none and ignore it.
+     */
+    default int run(boolean quick, OptionalLong seed, PrintStream out, PrintStream err) throws Exception {
+        return run(quick, out, err);
+    }
 }

@@ -49,6 +49,17 @@ class BenchMainTest {
     }
 
     @Test
+    void chaos_takes_a_seed() {
+        BenchMain main = new BenchMain(System.out, System.err);
+
+        new CommandLine(main).parseArgs("chaos", "--quick", "--seed", "42");
+
+        assertThat(main.name).isEqualTo("chaos");
+        assertThat(main.seed).isEqualTo(42L);
+        assertThat(BenchMain.SUITES).containsKey("chaos");
+    }
+
+    @Test
     void a_missing_name_is_a_usage_error() {
         CommandLine cli = new CommandLine(new BenchMain(System.out, System.err));
         cli.setErr(new PrintWriter(new StringWriter(), true));

@@ -1,9 +1,8 @@
 package dev.gantry.bench.e2e;
 
+import dev.gantry.bench.GantryProcesses;
 import dev.gantry.cli.client.GantryClient;
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -44,8 +43,8 @@ final class GantryRig implements AutoCloseable {
             """;
 
     private final Path home;
-    private final int port = freePort();
-    private final int databasePort = freePort();
+    private final int port = GantryProcesses.freePort();
+    private final int databasePort = GantryProcesses.freePort();
     private final List<Process> processes = new ArrayList<>();
     private GantryClient client;
 
@@ -120,12 +119,8 @@ final class GantryRig implements AutoCloseable {
     }
 
     private void registerProject() throws IOException {
-        Path repository = Files.createDirectories(home.resolve("noop"));
-        Files.createDirectories(repository.resolve(".circleci"));
-        Files.writeString(repository.resolve(".circleci/config.yml"), CONFIG);
-        git(repository, "init", "-q", "-b", "main");
-        git(repository, "add", "-A");
-        git(repository, "commit", "-q", "-m", "one no-op job");
+        Path repository = home.resolve("noop");
+        GantryProcesses.repository(repository, CONFIG);
         GantryClient.Answer created = client.post("/api/v2/project", Map.of("name", "noop", "repo_url",
                 repository.toString()));
         if (!created.ok()) {
@@ -133,31 +128,9 @@ final class GantryRig implements AutoCloseable {
         }
     }
 
-    private static void git(Path dir, String... args) throws IOException {
-        List<String> command = new ArrayList<>(List.of("git", "-c", "user.name=bench", "-c", "user.email=bench@localhost"));
-        command.addAll(List.of(args));
-        try {
-            Process git = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true).start();
-            String output = new String(git.getInputStream().readAllBytes());
-            if (git.waitFor() != 0) {
-                throw new IOException("git " + String.join(" ", args) + " failed: " + output);
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted", e);
-        }
-    }
-
     private Process startProcess(String name, List<String> arguments) throws IOException {
-        List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"),
-                "-cp", System.getProperty("java.class.path"), "dev.gantry.cli.Main"));
-        command.addAll(arguments);
-        Files.createDirectories(home.resolve("logs"));
-        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(log(name).toFile()));
-        builder.environment().put("GANTRY_HOME", home.toString());
-        builder.environment().put("GANTRY_EMBEDDED_PG_PORT", Integer.toString(databasePort));
-        Process process = builder.start();
+        Process process = GantryProcesses.start(arguments, Map.of("GANTRY_HOME", home.toString(),
+                "GANTRY_EMBEDDED_PG_PORT", Integer.toString(databasePort)), log(name));
         processes.add(process);
         return process;
     }
@@ -166,28 +139,11 @@ final class GantryRig implements AutoCloseable {
         return home.resolve("logs").resolve(name + ".log");
     }
 
-    private static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
     /** Stops the agents, then the server (SIGTERM: it shuts its embedded PostgreSQL down), and removes the home. */
     @Override
     public void close() {
         for (int i = processes.size() - 1; i >= 0; i--) {
-            Process process = processes.get(i);
-            process.destroy();
-            try {
-                if (!process.waitFor(30, TimeUnit.SECONDS)) {
-                    process.destroyForcibly();
-                }
-            } catch (InterruptedException e) {
-                process.destroyForcibly();
-                Thread.currentThread().interrupt();
-            }
+            GantryProcesses.stop(processes.get(i), 30);
         }
         try (var files = Files.walk(home)) {
             files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());

@@ -1,0 +1,77 @@
+package dev.gantry.bench.chaos;
+
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The figures of one chaos run. The zero counts ({@link #lostTriggers}, {@link #ranTwice}, {@link #notFinal},
+ * {@link #duplicates}, {@link #unaccepted}) and the two bounds decide whether it {@link #passed}.
+ *
+ * @param pipelines      workload triggers accepted
+ * @param probes         probe triggers accepted
+ * @param finalCount     accepted pipelines (both kinds) found in a final state through the API at the end
+ * @param lostTriggers   accepted pipelines the API does not know at the end
+ * @param notFinal       accepted pipelines still going when the drain time ran out
+ * @param ranTwice       job nodes the trace shows ending twice
+ * @param duplicates     pipelines in the database beyond those accepted (a retried trigger stored twice)
+ * @param unaccepted     triggers never accepted within the trigger patience (never acknowledged, so not lost)
+ * @param retried        accepted triggers that needed more than one request
+ * @param unexpected     pipelines that ended otherwise than their shape does without faults
+ * @param infraRetries   jobs retried after their agent was lost (attempt 2)
+ * @param faults         the injected faults
+ * @param baselineMs     a probe's time without a fault
+ * @param deadTuplesMax  the most dead tuples any table had at a sample
+ * @param walMb          the largest {@code pg_wal} seen, MiB
+ * @param serverStartFailures restarted servers that exited before answering and were started again
+ */
+record ChaosResult(long seed, String plan, long pipelines, long probes, long finalCount, long lostTriggers,
+                   long notFinal, long ranTwice, long duplicates, long unaccepted, long retried, long unexpected,
+                   long infraRetries, List<FaultDriver.Fault> faults, long baselineMs, long deadTuplesMax,
+                   String deadTuplesTable, double walMb, int serverStartFailures, long seconds) {
+    /** The most dead tuples a table may have at a sample: autovacuum keeps up far below it. */
+    static final long DEAD_TUPLES_LIMIT = 50_000;
+    /** The largest {@code pg_wal} allowed, MiB: PostgreSQL's default {@code max_wal_size}. */
+    static final double WAL_MB_LIMIT = 1_024;
+
+    boolean passed() {
+        return lostTriggers == 0 && ranTwice == 0 && notFinal == 0 && duplicates == 0 && unaccepted == 0
+                && deadTuplesMax <= DEAD_TUPLES_LIMIT && walMb <= WAL_MB_LIMIT
+                && faults.stream().allMatch(f -> f.recoveryMs() >= 0);
+    }
+
+    long recoveryP50Ms() {
+        return percentile(0.5);
+    }
+
+    long recoveryMaxMs() {
+        return percentile(1.0);
+    }
+
+    /** Recovery times by nearest rank; a fault never recovered counts as the largest. */
+    private long percentile(double p) {
+        List<Long> times = faults.stream().map(f -> f.recoveryMs() < 0 ? Long.MAX_VALUE : f.recoveryMs()).sorted()
+                .toList();
+        if (times.isEmpty()) {
+            return 0;
+        }
+        long value = times.get(Math.max(0, (int) Math.ceil(p * times.size()) - 1));
+        return value == Long.MAX_VALUE ? -1 : value;
+    }
+
+    private long count(FaultDriver.Kind kind) {
+        return faults.stream().filter(f -> f.kind() == kind).count();
+    }
+
+    String resultLine() {
+        return String.format(Locale.ROOT, "RESULT pipelines=%d probes=%d final=%d lost_triggers=%d not_final=%d "
+                        + "ran_twice=%d duplicate_pipelines=%d unaccepted=%d retried_triggers=%d unexpected=%d "
+                        + "infra_retries=%d double_usage=n/a faults=%d server_kills=%d agent_kills=%d db_kills=%d "
+                        + "server_pauses=%d recovery_p50_ms=%d recovery_max_ms=%d probe_baseline_ms=%d "
+                        + "dead_tuples_max=%d wal_mb=%.0f server_start_failures=%d seconds=%d seed=%d",
+                pipelines, probes, finalCount, lostTriggers, notFinal, ranTwice, duplicates, unaccepted, retried,
+                unexpected, infraRetries, faults.size(), count(FaultDriver.Kind.KILL_SERVER),
+                count(FaultDriver.Kind.KILL_AGENT), count(FaultDriver.Kind.KILL_DATABASE),
+                count(FaultDriver.Kind.PAUSE_SERVER), recoveryP50Ms(), recoveryMaxMs(), baselineMs, deadTuplesMax,
+                walMb, serverStartFailures, seconds, seed);
+    }
+}

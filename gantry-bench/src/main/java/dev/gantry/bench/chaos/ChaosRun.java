@@ -1,0 +1,221 @@
+package dev.gantry.bench.chaos;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * One chaos run: starts a {@link ChaosCluster}, feeds it the workload (shapes drawn from the seed, at most
+ * {@link ChaosPlan#inFlight()} unfinished at once) while the {@link FaultDriver} breaks it, waits for every accepted
+ * pipeline to finish, and checks what happened: through the API for the pipelines, in the trace for what ran, in the
+ * database for duplicates, retries, dead tuples and WAL.
+ */
+final class ChaosRun {
+    private static final List<Shape> WORKLOAD = List.of(Shape.SINGLE, Shape.FANOUT, Shape.PARALLEL, Shape.FAILING);
+    /** Per cent of workload pipelines of each shape, in {@link #WORKLOAD}'s order. */
+    private static final int[] WEIGHTS = {35, 25, 20, 20};
+    private static final Set<String> GOING = Set.of("running", "on_hold", "failing");
+
+    private final ChaosPlan plan;
+    private final long seed;
+    private final Path dir;
+    private final PrintStream out;
+    private final long start = System.nanoTime();
+
+    ChaosRun(ChaosPlan plan, long seed, Path dir, PrintStream out) {
+        this.plan = plan;
+        this.seed = seed;
+        this.dir = dir;
+        this.out = out;
+    }
+
+    ChaosResult run() throws Exception {
+        SplittableRandom root = new SplittableRandom(seed);
+        SplittableRandom faultRandom = root.split();
+        SplittableRandom workloadRandom = root.split();
+        log("seed %d; plan %s: %d pipelines (at most %d unfinished), 2 servers, %d agents, pauses of %d s; in %s",
+                seed, plan.name(), plan.pipelines(), plan.inFlight(), plan.agents(), plan.pause().toSeconds(), dir);
+        ScheduledExecutorService sampler = Executors.newSingleThreadScheduledExecutor();
+        ExecutorService feeder = Executors.newVirtualThreadPerTaskExecutor();
+        try (ChaosCluster cluster = ChaosCluster.start(dir, 2, plan.agents())) {
+            log("cluster up: PostgreSQL, S3Proxy, 2 servers behind %s, %d agents", cluster.url(), plan.agents());
+            Path trace = Files.createFile(dir.resolve("trace.log"));
+            Workload.registerProjects(cluster.admin(), dir, trace, plan.sleep());
+            ChaosApi api = new ChaosApi(cluster.url(), cluster.adminToken());
+            Workload workload = new Workload(api, seed);
+            DatabaseWatch watch = new DatabaseWatch(cluster.dataSource(), cluster.walDirectory());
+            sampler.scheduleWithFixedDelay(watch::sample, 0, 2, TimeUnit.SECONDS);
+            FaultDriver driver = new FaultDriver(cluster, workload, api, plan, faultRandom, out, start);
+            long baseline = driver.baseline();
+            log("probe without a fault: %d ms", baseline);
+
+            AtomicBoolean triggering = new AtomicBoolean(true);
+            Future<?> feeding = feeder.submit(() -> {
+                try {
+                    feed(workload, watch, workloadRandom);
+                } finally {
+                    triggering.set(false);
+                }
+                return null;
+            });
+            List<FaultDriver.Fault> faults = driver.run(triggering::get);
+            feeding.get();
+            log("all triggered; %d faults injected; waiting up to %d s for every pipeline to finish", faults.size(),
+                    plan.drain().toSeconds());
+            drain(workload, watch);
+            watch.sample();
+            watch.dumpTasks(dir.resolve("tasks.tsv"));
+            return check(workload, api, watch, new Trace(trace), faults, baseline, cluster.startFailures());
+        } finally {
+            sampler.shutdownNow();
+            feeder.shutdownNow();
+        }
+    }
+
+    /** Triggers the workload, keeping at most {@link ChaosPlan#inFlight()} pipelines unfinished. */
+    private void feed(Workload workload, DatabaseWatch watch, SplittableRandom random) throws InterruptedException {
+        Set<String> unfinished = new HashSet<>();
+        long checked = 0;
+        for (int n = 1; n <= plan.pipelines(); ) {
+            if (unfinished.size() >= plan.inFlight() || System.nanoTime() - checked > 1_000_000_000L) {
+                try {
+                    unfinished.removeAll(watch.finished(unfinished));
+                } catch (SQLException down) {
+                    // the database is away: keep the last count
+                }
+                checked = System.nanoTime();
+                if (unfinished.size() >= plan.inFlight()) {
+                    Thread.sleep(200);
+                    continue;
+                }
+            }
+            Workload.Accepted accepted = workload.trigger(pick(random));
+            if (accepted != null) {
+                unfinished.add(accepted.id());
+            }
+            if (n % 100 == 0 || n == plan.pipelines()) {
+                log("triggered %d of %d pipelines", n, plan.pipelines());
+            }
+            n++;
+            Thread.sleep(plan.pace().toMillis());
+        }
+    }
+
+    private static Shape pick(SplittableRandom random) {
+        int roll = random.nextInt(100);
+        for (int i = 0; i < WEIGHTS.length; i++) {
+            roll -= WEIGHTS[i];
+            if (roll < 0) {
+                return WORKLOAD.get(i);
+            }
+        }
+        throw new IllegalStateException("weights do not add up to 100");
+    }
+
+    private void drain(Workload workload, DatabaseWatch watch) throws InterruptedException {
+        Set<String> open = new HashSet<>();
+        workload.accepted().forEach(a -> open.add(a.id()));
+        long deadline = System.nanoTime() + plan.drain().toNanos();
+        while (!open.isEmpty() && System.nanoTime() < deadline) {
+            try {
+                open.removeAll(watch.finished(open));
+            } catch (SQLException down) {
+                // try again
+            }
+            Thread.sleep(500);
+        }
+    }
+
+    private enum Outcome { LOST, NOT_FINAL, EXPECTED, UNEXPECTED }
+
+    private ChaosResult check(Workload workload, ChaosApi api, DatabaseWatch watch, Trace trace,
+                              List<FaultDriver.Fault> faults, long baseline, int startFailures)
+            throws Exception {
+        List<Workload.Accepted> accepted = workload.accepted();
+        long[] outcomes = new long[Outcome.values().length];
+        List<String> problems = new ArrayList<>();
+        for (Workload.Accepted pipeline : accepted) {
+            Outcome outcome = outcome(api, pipeline);
+            outcomes[outcome.ordinal()]++;
+            if (outcome != Outcome.EXPECTED && problems.size() < 20) {
+                problems.add(outcome + " " + pipeline.shape().project + " " + pipeline.id() + " (key "
+                        + pipeline.key() + ")");
+            }
+        }
+        problems.forEach(p -> log("check: %s", p));
+        Trace.Counts ran = trace.counts();
+        long stored = watch.count("SELECT count(*) FROM gantry.pipeline");
+        long infraRetries = watch.count("SELECT count(*) FROM gantry.job WHERE attempt = 2");
+        long probes = accepted.stream().filter(a -> a.shape() == Shape.PROBE).count();
+        log("trace: %d job nodes ended, %d ran twice to completion, %d started more than once", ran.nodesEnded(),
+                ran.ranTwice(), ran.restarted());
+        log("database: %d pipelines stored for %d accepted; %d jobs retried after a lost agent; most dead tuples "
+                + "%d (%s); largest pg_wal %.1f MiB", stored, accepted.size(), infraRetries, watch.deadTuplesMax(),
+                watch.deadTuplesTable(), watch.walBytesMax() / 1048576.0);
+        return new ChaosResult(seed, plan.name(), accepted.size() - probes, probes,
+                outcomes[Outcome.EXPECTED.ordinal()] + outcomes[Outcome.UNEXPECTED.ordinal()],
+                outcomes[Outcome.LOST.ordinal()], outcomes[Outcome.NOT_FINAL.ordinal()], ran.ranTwice(),
+                Math.max(0, stored - accepted.size()), workload.unaccepted(), workload.retried(),
+                outcomes[Outcome.UNEXPECTED.ordinal()], infraRetries, faults, baseline, watch.deadTuplesMax(),
+                watch.deadTuplesTable(), watch.walBytesMax() / 1048576.0, startFailures,
+                (System.nanoTime() - start) / 1_000_000_000);
+    }
+
+    /** What the API says of an accepted pipeline; asked a few times, as a single answer may be a 503. */
+    private static Outcome outcome(ChaosApi api, Workload.Accepted pipeline) throws Exception {
+        for (int attempt = 1; ; attempt++) {
+            ChaosApi.Answer answer;
+            try {
+                answer = api.get("/api/v2/pipeline/" + pipeline.id());
+            } catch (java.io.IOException e) {
+                answer = new ChaosApi.Answer(0, null);
+            }
+            if (answer.status() == 404) {
+                return Outcome.LOST;
+            }
+            if (answer.status() == 200) {
+                if (answer.json().path("state").asText().equals("errored")) {
+                    return Outcome.UNEXPECTED;
+                }
+                JsonNode workflows = api.get("/api/v2/pipeline/" + pipeline.id() + "/workflow").json().path("items");
+                if (workflows.isEmpty()) {
+                    return Outcome.NOT_FINAL;
+                }
+                for (JsonNode workflow : workflows) {
+                    if (GOING.contains(workflow.path("status").asText())) {
+                        return Outcome.NOT_FINAL;
+                    }
+                }
+                return workflows.get(0).path("status").asText().equals(pipeline.shape().expected)
+                        ? Outcome.EXPECTED : Outcome.UNEXPECTED;
+            }
+            if (attempt == 5) {
+                throw new IllegalStateException("GET pipeline " + pipeline.id() + " answered " + answer.status()
+                        + " five times");
+            }
+            Thread.sleep(1_000);
+        }
+    }
+
+    private void log(String format, Object... args) {
+        synchronized (out) {
+            out.printf(Locale.ROOT, "[%s +%7.1fs] %s%n", Instant.now(), (System.nanoTime() - start) / 1e9,
+                    String.format(Locale.ROOT, format, args));
+        }
+    }
+}
