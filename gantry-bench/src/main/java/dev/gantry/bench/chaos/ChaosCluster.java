@@ -31,7 +31,8 @@ import javax.sql.DataSource;
  *       {@code GANTRY_HOME} holding the first one's token and master key files, their blobs in one S3 bucket
  *       (docs/storage.md);</li>
  *   <li>a {@link TcpBalancer} in front of them, checking {@code /healthz};</li>
- *   <li>{@code agents} {@code gantry agent} processes (shell executor) that reach the servers through the balancer.</li>
+ *   <li>{@code agents} {@code gantry agent} processes (shell executor) that reach the servers through the
+ *       balancer.</li>
  * </ul>
  *
  * <p>Servers keep their ports across restarts, agents their names and work directories (so a restarted agent sends
@@ -143,6 +144,25 @@ final class ChaosCluster implements AutoCloseable {
             agents.add(new Slot("agent-" + i, 0, Files.createDirectories(dir.resolve("agent-" + i))));
             startAgent(i - 1);
         }
+        awaitAgents(agentCount);
+    }
+
+    /** Waits until {@code count} agents have registered, so that the run starts with its whole fleet. */
+    private void awaitAgents(int count) throws InterruptedException {
+        long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
+        while (System.nanoTime() < deadline) {
+            try (var c = database.getDataSource().getConnection(); var s = c.createStatement();
+                 var rows = s.executeQuery("SELECT count(DISTINCT name) FROM gantry.agent")) {
+                if (rows.next() && rows.getInt(1) >= count) {
+                    return;
+                }
+            } catch (java.sql.SQLException notYet) {
+                // the table may not be there yet on a fresh database; try again
+            }
+            Thread.sleep(200);
+        }
+        throw new IllegalStateException(count + " agents did not register within " + START_TIMEOUT + "; see "
+                + dir.resolve("logs"));
     }
 
     /** The balancer's URL: where clients and agents go. */
@@ -208,6 +228,10 @@ final class ChaosCluster implements AutoCloseable {
         // Short leases, as the outage tests use: a lost agent is found in seconds, not minutes.
         environment.put("GANTRY_AGENT_HEARTBEAT_INTERVAL", "1s");
         environment.put("GANTRY_AGENT_LEASE_TIMEOUT", "10s");
+        // The default connect timeout of 1 s bounds the driver's whole login too; a server restarted on this busy
+        // 2-core host (a cold JVM doing SCRAM) took longer than that and exited, 2 to 5 times in a row
+        // (docs/reliability.md, "The chaos suite"). 5 s, as an operator of such a host would set.
+        environment.put("GANTRY_DATABASE_CONNECT_TIMEOUT", "5s");
         Path log = log(server);
         server.process = GantryProcesses.start(jvmOptions, List.of("server", "--port", Integer.toString(server.port)),
                 environment, log);
@@ -294,8 +318,9 @@ final class ChaosCluster implements AutoCloseable {
 
     private String jdbcUrl() {
         String password = database.url().password().orElseThrow();
-        return "jdbc:postgresql://127.0.0.1:" + database.settings().embeddedPort() + "/" + Database.EMBEDDED_DATABASE_NAME
-                + "?user=postgres&password=" + URLEncoder.encode(password, StandardCharsets.UTF_8);
+        return "jdbc:postgresql://127.0.0.1:" + database.settings().embeddedPort() + "/"
+                + Database.EMBEDDED_DATABASE_NAME + "?user=postgres&password="
+                + URLEncoder.encode(password, StandardCharsets.UTF_8);
     }
 
     private static URI serverUrl(Slot server) {

@@ -162,14 +162,16 @@ final class ChaosRun {
         long stored = watch.count("SELECT count(*) FROM gantry.pipeline");
         long infraRetries = watch.count("SELECT count(*) FROM gantry.job WHERE attempt = 2");
         long probes = accepted.stream().filter(a -> a.shape() == Shape.PROBE).count();
-        log("trace: %d job nodes ended, %d ran twice to completion, %d started more than once", ran.nodesEnded(),
-                ran.ranTwice(), ran.restarted());
+        log("trace: %d job nodes ended; %d jobs ran twice to completion, %d tasks ended twice in one attempt; "
+                + "%d jobs started a second attempt, %d nodes that had finished ran again in it", ran.nodesEnded(),
+                ran.jobsRanTwice(), ran.taskRanTwice(), ran.jobsRestarted(), ran.nodesRerun());
         log("database: %d pipelines stored for %d accepted; %d jobs retried after a lost agent; most dead tuples "
                 + "%d (%s); largest pg_wal %.1f MiB", stored, accepted.size(), infraRetries, watch.deadTuplesMax(),
                 watch.deadTuplesTable(), watch.walBytesMax() / 1048576.0);
         return new ChaosResult(seed, plan.name(), accepted.size() - probes, probes,
                 outcomes[Outcome.EXPECTED.ordinal()] + outcomes[Outcome.UNEXPECTED.ordinal()],
-                outcomes[Outcome.LOST.ordinal()], outcomes[Outcome.NOT_FINAL.ordinal()], ran.ranTwice(),
+                outcomes[Outcome.LOST.ordinal()], outcomes[Outcome.NOT_FINAL.ordinal()],
+                ran.jobsRanTwice() + ran.taskRanTwice(), ran.nodesRerun(),
                 Math.max(0, stored - accepted.size()), workload.unaccepted(), workload.retried(),
                 outcomes[Outcome.UNEXPECTED.ordinal()], infraRetries, faults, baseline, watch.deadTuplesMax(),
                 watch.deadTuplesTable(), watch.walBytesMax() / 1048576.0, startFailures,

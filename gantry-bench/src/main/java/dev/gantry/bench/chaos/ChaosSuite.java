@@ -19,6 +19,9 @@ import java.util.stream.Stream;
  * Ends with a {@code RESULT} line; exits 1 if a check failed, keeping the run's directory (logs, trace) for a look.
  */
 public final class ChaosSuite implements Suite {
+    /** {@code -Dbench.chaos.keep=true} keeps the run's directory also when every check passed. */
+    static final String KEEP = "bench.chaos.keep";
+
     @Override
     public String name() {
         return "chaos";
@@ -51,7 +54,11 @@ public final class ChaosSuite implements Suite {
             err.println("chaos: a check failed (seed " + chosen + "); logs and trace kept in " + dir);
             return 1;
         }
-        delete(dir);
+        if (Boolean.getBoolean(KEEP)) {
+            err.println("chaos: logs and trace kept in " + dir);
+        } else {
+            delete(dir);
+        }
         return 0;
     }
 

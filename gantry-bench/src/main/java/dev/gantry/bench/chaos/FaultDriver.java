@@ -119,8 +119,10 @@ final class FaultDriver {
         Thread.sleep(restartAfterMs);
         switch (kind) {
             case KILL_SERVER -> {
+                long starting = System.nanoTime();
                 int failed = cluster.startServer(server);
-                log("fault %d: %s started again, answering%s", number, target, failed == 0 ? ""
+                log("fault %d: %s started again, answering after %.1f s%s", number, target,
+                        (System.nanoTime() - starting) / 1e9, failed == 0 ? ""
                         : " (after " + failed + " start(s) that exited: it gives up when the database does not "
                         + "answer within its connect timeout; see its logs)");
             }

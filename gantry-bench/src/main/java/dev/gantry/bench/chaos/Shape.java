@@ -126,7 +126,8 @@ enum Shape {
                 steps:
                   - run:
                       name: Finish
-                      command: echo "end $CIRCLE_PIPELINE_ID $CIRCLE_JOB $CIRCLE_NODE_INDEX $CIRCLE_BUILD_NUM" >> @TRACE@
+                      command: |
+                        echo "end $CIRCLE_PIPELINE_ID $CIRCLE_JOB $CIRCLE_NODE_INDEX $CIRCLE_BUILD_NUM" >> @TRACE@
             """;
 
     final String project;
