@@ -44,8 +44,12 @@ public final class HttpAgentServer implements AgentServer {
      */
     static final Duration OUTAGE_PATIENCE = Duration.ofMinutes(10);
 
+    /** The least a heartbeat waits for its answer, however short the lease. */
+    static final Duration MIN_HEARTBEAT_TIMEOUT = Duration.ofSeconds(1);
+
     private final HttpCalls calls;
     private volatile Duration pollTimeout = Duration.ofSeconds(25);
+    private volatile Duration heartbeatTimeout = CALL_TIMEOUT;
 
     /** A client for the server at {@code server} (e.g. {@code http://127.0.0.1:8080}), sending {@code token}. */
     public HttpAgentServer(URI server, String token, RetryPolicy retry) {
@@ -67,7 +71,12 @@ public final class HttpAgentServer implements AgentServer {
 
     @Override
     public AgentServer as(String credential) {
-        return credential.equals(calls.credential()) ? this : new HttpAgentServer(calls.as(credential));
+        if (credential.equals(calls.credential())) {
+            return this;
+        }
+        HttpAgentServer other = new HttpAgentServer(calls.as(credential));
+        other.heartbeatTimeout = heartbeatTimeout;
+        return other;
     }
 
     @Override
@@ -84,6 +93,7 @@ public final class HttpAgentServer implements AgentServer {
         }
         calls.authenticateAs(r.path("credential").asText());
         pollTimeout = registration.pollTimeout();
+        heartbeatTimeout = heartbeatTimeout(registration.leaseTimeout());
         calls.capWaits(registration.heartbeatInterval());
         return registration;
     }
@@ -104,8 +114,24 @@ public final class HttpAgentServer implements AgentServer {
 
     @Override
     public boolean heartbeat(TaskRef task) throws InterruptedException {
-        return expectJson(quickTaskCall("heartbeat", task, post(task, "/heartbeat", BodyPublishers.noBody())), 200)
-                .path("cancel").asBoolean(false);
+        HttpRequest request = builder(task, "/heartbeat").header("Content-Type", "application/json")
+                .POST(BodyPublishers.noBody()).timeout(heartbeatTimeout).build();
+        return expectJson(quickTaskCall("heartbeat", task, request), 200).path("cancel").asBoolean(false);
+    }
+
+    /**
+     * How long one heartbeat waits for its answer: a third of the lease (at least {@link #MIN_HEARTBEAT_TIMEOUT}, at
+     * most {@link #CALL_TIMEOUT}). A server that holds the connection without answering (stopped, in a long pause,
+     * behind a half-open connection) must not hold the heartbeat past the lease: the sweeper of another server would
+     * give the running task up as lost. Cut short, the call is sent again on a new connection, which a load balancer
+     * gives to a server that answers, while the lease still runs.
+     */
+    static Duration heartbeatTimeout(Duration leaseTimeout) {
+        Duration third = leaseTimeout.dividedBy(3);
+        if (third.compareTo(MIN_HEARTBEAT_TIMEOUT) < 0) {
+            return MIN_HEARTBEAT_TIMEOUT;
+        }
+        return third.compareTo(CALL_TIMEOUT) > 0 ? CALL_TIMEOUT : third;
     }
 
     @Override
