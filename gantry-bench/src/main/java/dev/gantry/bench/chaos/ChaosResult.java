@@ -13,6 +13,9 @@ import java.util.Locale;
  * @param lostTriggers   accepted pipelines the API does not know at the end
  * @param notFinal       accepted pipelines still going when the drain time ran out
  * @param ranTwice       jobs the trace shows running twice to completion, and tasks ending twice in one attempt
+ * @param ranTwiceUnrecorded jobs that ran twice because the agent of the first attempt was killed between the job's
+ *                       last step and keeping its result (at-least-once; see {@code ChaosRun}): reported, not a
+ *                       failure
  * @param nodesRerun     nodes that had finished and ran again because their job was retried (a sibling node lost
  *                       its agent, and a retry runs every node): reported, not a failure
  * @param duplicates     pipelines in the database beyond those accepted (a retried trigger stored twice)
@@ -27,9 +30,10 @@ import java.util.Locale;
  * @param serverStartFailures restarted servers that exited before answering and were started again
  */
 record ChaosResult(long seed, String plan, long pipelines, long probes, long finalCount, long lostTriggers,
-                   long notFinal, long ranTwice, long nodesRerun, long duplicates, long unaccepted, long retried,
-                   long unexpected, long infraRetries, List<FaultDriver.Fault> faults, long baselineMs,
-                   long deadTuplesMax, String deadTuplesTable, double walMb, int serverStartFailures, long seconds) {
+                   long notFinal, long ranTwice, long ranTwiceUnrecorded, long nodesRerun, long duplicates,
+                   long unaccepted, long retried, long unexpected, long infraRetries, List<FaultDriver.Fault> faults,
+                   long baselineMs, long deadTuplesMax, String deadTuplesTable, double walMb, int serverStartFailures,
+                   long seconds) {
     /**
      * The most dead tuples a table may have at a sample. Queues drop whole partitions rather than deleting rows, and
      * autovacuum keeps the run tables (jobs, tasks) near 20 % of their live rows: a few hundred to a few thousand in
@@ -73,14 +77,15 @@ record ChaosResult(long seed, String plan, long pipelines, long probes, long fin
 
     String resultLine() {
         return String.format(Locale.ROOT, "RESULT pipelines=%d probes=%d final=%d lost_triggers=%d not_final=%d "
-                        + "ran_twice=%d nodes_rerun=%d duplicate_pipelines=%d unaccepted=%d retried_triggers=%d "
-                        + "unexpected=%d infra_retries=%d double_usage=n/a faults=%d server_kills=%d agent_kills=%d "
-                        + "db_kills=%d server_pauses=%d recovery_p50_ms=%d recovery_max_ms=%d probe_baseline_ms=%d "
-                        + "dead_tuples_max=%d wal_mb=%.0f server_start_failures=%d seconds=%d seed=%d",
-                pipelines, probes, finalCount, lostTriggers, notFinal, ranTwice, nodesRerun, duplicates, unaccepted,
-                retried, unexpected, infraRetries, faults.size(), count(FaultDriver.Kind.KILL_SERVER),
-                count(FaultDriver.Kind.KILL_AGENT), count(FaultDriver.Kind.KILL_DATABASE),
-                count(FaultDriver.Kind.PAUSE_SERVER), recoveryP50Ms(), recoveryMaxMs(), baselineMs, deadTuplesMax,
-                walMb, serverStartFailures, seconds, seed);
+                        + "ran_twice=%d ran_twice_unrecorded=%d nodes_rerun=%d duplicate_pipelines=%d unaccepted=%d "
+                        + "retried_triggers=%d unexpected=%d infra_retries=%d double_usage=n/a faults=%d "
+                        + "server_kills=%d agent_kills=%d db_kills=%d server_pauses=%d recovery_p50_ms=%d "
+                        + "recovery_max_ms=%d probe_baseline_ms=%d dead_tuples_max=%d wal_mb=%.0f "
+                        + "server_start_failures=%d seconds=%d seed=%d",
+                pipelines, probes, finalCount, lostTriggers, notFinal, ranTwice, ranTwiceUnrecorded, nodesRerun,
+                duplicates, unaccepted, retried, unexpected, infraRetries, faults.size(),
+                count(FaultDriver.Kind.KILL_SERVER), count(FaultDriver.Kind.KILL_AGENT),
+                count(FaultDriver.Kind.KILL_DATABASE), count(FaultDriver.Kind.PAUSE_SERVER), recoveryP50Ms(),
+                recoveryMaxMs(), baselineMs, deadTuplesMax, walMb, serverStartFailures, seconds, seed);
     }
 }

@@ -30,6 +30,8 @@ final class ChaosRun {
     /** Per cent of workload pipelines of each shape, in {@link #WORKLOAD}'s order. */
     private static final int[] WEIGHTS = {35, 25, 20, 20};
     private static final Set<String> GOING = Set.of("running", "on_hold", "failing");
+    /** See {@link #killedBeforeRecording}: a step's exit to the agent's result on disk takes well under this. */
+    private static final long RECORDING_WINDOW_MS = 2_000;
 
     private final ChaosPlan plan;
     private final long seed;
@@ -159,23 +161,56 @@ final class ChaosRun {
         }
         problems.forEach(p -> log("check: %s", p));
         Trace.Counts ran = trace.counts();
+        long ranTwice = ran.taskRanTwice();
+        long unrecorded = 0;
+        for (Trace.Twice twice : ran.ranTwice()) {
+            if (killedBeforeRecording(twice, watch, faults)) {
+                unrecorded++;
+            } else {
+                ranTwice++;
+            }
+        }
         long stored = watch.count("SELECT count(*) FROM gantry.pipeline");
         long infraRetries = watch.count("SELECT count(*) FROM gantry.job WHERE attempt = 2");
         long probes = accepted.stream().filter(a -> a.shape() == Shape.PROBE).count();
-        log("trace: %d job nodes ended; %d jobs ran twice to completion, %d tasks ended twice in one attempt; "
-                + "%d jobs started a second attempt, %d nodes that had finished ran again in it", ran.nodesEnded(),
-                ran.jobsRanTwice(), ran.taskRanTwice(), ran.jobsRestarted(), ran.nodesRerun());
+        log("trace: %d job nodes ended; %d jobs ran twice to completion (%d of them because their agent was killed "
+                + "before it kept the result), %d tasks ended twice in one attempt; %d jobs started a second attempt, "
+                + "%d nodes that had finished ran again in it", ran.nodesEnded(), ran.ranTwice().size(), unrecorded,
+                ran.taskRanTwice(), ran.jobsRestarted(), ran.nodesRerun());
         log("database: %d pipelines stored for %d accepted; %d jobs retried after a lost agent; most dead tuples "
                 + "%d (%s); largest pg_wal %.1f MiB", stored, accepted.size(), infraRetries, watch.deadTuplesMax(),
                 watch.deadTuplesTable(), watch.walBytesMax() / 1048576.0);
         return new ChaosResult(seed, plan.name(), accepted.size() - probes, probes,
                 outcomes[Outcome.EXPECTED.ordinal()] + outcomes[Outcome.UNEXPECTED.ordinal()],
-                outcomes[Outcome.LOST.ordinal()], outcomes[Outcome.NOT_FINAL.ordinal()],
-                ran.jobsRanTwice() + ran.taskRanTwice(), ran.nodesRerun(),
+                outcomes[Outcome.LOST.ordinal()], outcomes[Outcome.NOT_FINAL.ordinal()], ranTwice, unrecorded,
+                ran.nodesRerun(),
                 Math.max(0, stored - accepted.size()), workload.unaccepted(), workload.retried(),
                 outcomes[Outcome.UNEXPECTED.ordinal()], infraRetries, faults, baseline, watch.deadTuplesMax(),
                 watch.deadTuplesTable(), watch.walBytesMax() / 1048576.0, startFailures,
                 (System.nanoTime() - start) / 1_000_000_000);
+    }
+
+    /**
+     * Whether a job ran twice only because the agent of its first attempt was killed by the driver within
+     * {@link #RECORDING_WINDOW_MS} after the attempt's last step ended, and the result never reached the server
+     * (the sweeper gave the task up and no outcome came after): the job's work was done, but nothing durable said so
+     * before the agent died, so its retry is at-least-once doing its job. Any other second completion is a fault.
+     */
+    private boolean killedBeforeRecording(Trace.Twice twice, DatabaseWatch watch, List<FaultDriver.Fault> faults)
+            throws SQLException {
+        List<DatabaseWatch.TaskState> first = watch.tasks(twice.pipeline(), twice.firstAttempt());
+        List<DatabaseWatch.TaskState> unheard = first.stream().filter(t -> t.givenUp() && t.superseded() == null
+                && t.status().equals("infrastructure_fail")).toList();
+        boolean heard = first.stream().anyMatch(t -> t.superseded() != null);
+        String agent = unheard.isEmpty() ? null : unheard.getFirst().agent();
+        long killedAfterMs = faults.stream()
+                .filter(f -> f.kind() == FaultDriver.Kind.KILL_AGENT && ("chaos-" + f.target()).equals(agent))
+                .mapToLong(f -> f.atEpochMs() - twice.endedAtMillis()).filter(d -> d >= 0).min().orElse(-1);
+        boolean inWindow = !heard && killedAfterMs >= 0 && killedAfterMs <= RECORDING_WINDOW_MS;
+        log("ran twice: job %s of pipeline %s; first attempt #%d on %s, its tasks %s; %s", twice.job(),
+                twice.pipeline(), twice.firstAttempt(), agent, first, killedAfterMs < 0 ? "no agent kill followed"
+                        : "its agent was killed " + killedAfterMs + " ms after the attempt's last step ended");
+        return inWindow;
     }
 
     /** What the API says of an accepted pipeline; asked a few times, as a single answer may be a 503. */

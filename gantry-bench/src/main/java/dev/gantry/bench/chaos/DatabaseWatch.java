@@ -87,6 +87,37 @@ final class DatabaseWatch {
         }
     }
 
+    /**
+     * A task of a job: its node, status, whether the lease sweeper gave it up, the outcome an agent reported after
+     * that (null if none came), and the agent it ran on.
+     */
+    record TaskState(int node, String status, boolean givenUp, String superseded, String agent) {
+    }
+
+    /** The tasks of job number {@code number} (the trace's build number) in {@code pipeline}. */
+    java.util.List<TaskState> tasks(String pipeline, long number) throws SQLException {
+        java.util.List<TaskState> tasks = new java.util.ArrayList<>();
+        try (Connection c = database.getConnection(); PreparedStatement query = c.prepareStatement("""
+                SELECT t.node_index, t.status, t.given_up_at IS NOT NULL, t.superseded_status, a.name
+                FROM gantry.job j
+                JOIN gantry.workflow w ON w.id = j.workflow_id
+                JOIN gantry.job_task t ON t.job_id = j.id
+                LEFT JOIN gantry.agent a ON a.id = t.agent_id
+                WHERE w.pipeline_id = ?::uuid AND j.number = ?
+                ORDER BY t.node_index
+                """)) {
+            query.setString(1, pipeline);
+            query.setLong(2, number);
+            try (ResultSet rows = query.executeQuery()) {
+                while (rows.next()) {
+                    tasks.add(new TaskState(rows.getInt(1), rows.getString(2), rows.getBoolean(3), rows.getString(4),
+                            rows.getString(5)));
+                }
+            }
+        }
+        return tasks;
+    }
+
     /** Writes every job node as a tab-separated line to {@code file}, for a look after a failed check. */
     void dumpTasks(Path file) throws SQLException, IOException {
         StringBuilder text = new StringBuilder("pipeline\tproject\tjob\tnumber\tattempt\tjob_status\tnode\t"

@@ -40,8 +40,8 @@ final class FaultDriver {
         }
     }
 
-    /** One injected fault: what, on whom, when (ms into the run), and its recovery time (-1: never). */
-    record Fault(int number, Kind kind, String target, long atMs, long recoveryMs) {
+    /** One injected fault: what, on whom, when (ms into the run, and epoch ms), and its recovery time (-1: never). */
+    record Fault(int number, Kind kind, String target, long atMs, long atEpochMs, long recoveryMs) {
     }
 
     private final ChaosCluster cluster;
@@ -107,6 +107,7 @@ final class FaultDriver {
             case KILL_DATABASE -> "postgres";
         };
         long at = System.nanoTime();
+        long atEpochMs = System.currentTimeMillis();
         long pid = switch (kind) {
             case KILL_SERVER -> cluster.killServer(server);
             case KILL_AGENT -> cluster.killAgent(agent);
@@ -146,7 +147,7 @@ final class FaultDriver {
         }
         log("fault %d: recovered in %s", number, recovery < 0 ? "NEVER (probe gave up after " + PROBE_PATIENCE + ")"
                 : String.format(Locale.ROOT, "%.1f s", recovery / 1000.0));
-        return new Fault(number, kind, target, (at - runStart) / 1_000_000, recovery);
+        return new Fault(number, kind, target, (at - runStart) / 1_000_000, atEpochMs, recovery);
     }
 
     /** Triggers a probe and waits for its success; ms from {@code since}, or -1 if it did not succeed in time. */

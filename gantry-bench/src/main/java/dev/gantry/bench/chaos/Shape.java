@@ -2,8 +2,8 @@ package dev.gantry.bench.chaos;
 
 /**
  * The pipelines the chaos suite runs, one project each. Every job appends {@code start} when its work begins and
- * {@code end} as its very last action to the run's trace file ({@code start|end PIPELINE JOB NODE BUILD_NUM}), so
- * "ran twice to completion" is read from what really ran, not from the database.
+ * {@code end} as its very last action to the run's trace file ({@code start|end PIPELINE JOB NODE BUILD_NUM
+ * EPOCH_MILLIS}), so "ran twice to completion" is read from what really ran, not from the database.
  */
 enum Shape {
     /** One job that restores and saves a cache (blobs through the shared bucket). */
@@ -86,7 +86,7 @@ enum Shape {
                   - run:
                       name: Fail
                       command: |
-                        echo "end $CIRCLE_PIPELINE_ID $CIRCLE_JOB $CIRCLE_NODE_INDEX $CIRCLE_BUILD_NUM" >> @TRACE@
+                        echo "end @LINE@" >> @TRACE@
                         exit 1
               after:
                 <<: *job
@@ -120,15 +120,19 @@ enum Shape {
                   - run:
                       name: Begin
                       command: |
-                        echo "start $CIRCLE_PIPELINE_ID $CIRCLE_JOB $CIRCLE_NODE_INDEX $CIRCLE_BUILD_NUM" >> @TRACE@
+                        echo "start @LINE@" >> @TRACE@
                         sleep @SLEEP@
               finish:
                 steps:
                   - run:
                       name: Finish
                       command: |
-                        echo "end $CIRCLE_PIPELINE_ID $CIRCLE_JOB $CIRCLE_NODE_INDEX $CIRCLE_BUILD_NUM" >> @TRACE@
+                        echo "end @LINE@" >> @TRACE@
             """;
+
+    /** What follows {@code start} or {@code end} on a trace line. */
+    private static final String TRACE_LINE =
+            "$CIRCLE_PIPELINE_ID $CIRCLE_JOB $CIRCLE_NODE_INDEX $CIRCLE_BUILD_NUM $(date +%s%3N)";
 
     final String project;
     /** The workflow status the pipeline ends with when nothing went wrong. */
@@ -150,6 +154,6 @@ enum Shape {
     String config(String trace, String sleep) {
         // A shape's own commands (its body starts with them) join the common ones, which COMMON ends with.
         String text = COMMON + (body.startsWith("commands:\n") ? body.substring("commands:\n".length()) : body);
-        return text.replace("@TRACE@", trace).replace("@SLEEP@", sleep);
+        return text.replace("@LINE@", TRACE_LINE).replace("@TRACE@", trace).replace("@SLEEP@", sleep);
     }
 }
