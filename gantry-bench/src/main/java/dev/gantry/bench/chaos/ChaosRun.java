@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
@@ -192,9 +193,11 @@ final class ChaosRun {
 
     /**
      * Whether a job ran twice only because the agent of its first attempt was killed by the driver within
-     * {@link #RECORDING_WINDOW_MS} after the attempt's last step ended, and the result never reached the server
-     * (the sweeper gave the task up and no outcome came after): the job's work was done, but nothing durable said so
-     * before the agent died, so its retry is at-least-once doing its job. Any other second completion is a fault.
+     * {@link #RECORDING_WINDOW_MS} of the attempt's last step ending (before it, or after: the driver kills the agent
+     * first and its steps a moment later, so a step may end after its agent died), and the result never reached the
+     * server (the sweeper gave the task up and no outcome came after): the job's work was done, but nothing durable
+     * said so before the agent died, so its retry is at-least-once doing its job. Any other second completion is a
+     * fault.
      */
     private boolean killedBeforeRecording(Trace.Twice twice, DatabaseWatch watch, List<FaultDriver.Fault> faults)
             throws SQLException {
@@ -203,12 +206,15 @@ final class ChaosRun {
                 && t.status().equals("infrastructure_fail")).toList();
         boolean heard = first.stream().anyMatch(t -> t.superseded() != null);
         String agent = unheard.isEmpty() ? null : unheard.getFirst().agent();
-        long killedAfterMs = faults.stream()
+        // the kill of that agent nearest to the attempt's end, in ms after it (negative: before it)
+        Long killedAfterMs = faults.stream()
                 .filter(f -> f.kind() == FaultDriver.Kind.KILL_AGENT && ("chaos-" + f.target()).equals(agent))
-                .mapToLong(f -> f.atEpochMs() - twice.endedAtMillis()).filter(d -> d >= 0).min().orElse(-1);
-        boolean inWindow = !heard && killedAfterMs >= 0 && killedAfterMs <= RECORDING_WINDOW_MS;
+                .map(f -> f.atEpochMs() - twice.endedAtMillis()).min(Comparator.comparingLong(Math::abs))
+                .orElse(null);
+        boolean inWindow = !heard && killedAfterMs != null && Math.abs(killedAfterMs) <= RECORDING_WINDOW_MS;
         log("ran twice: job %s of pipeline %s; first attempt #%d on %s, its tasks %s; %s", twice.job(),
-                twice.pipeline(), twice.firstAttempt(), agent, first, killedAfterMs < 0 ? "no agent kill followed"
+                twice.pipeline(), twice.firstAttempt(), agent, first,
+                killedAfterMs == null ? "that agent was never killed"
                         : "its agent was killed " + killedAfterMs + " ms after the attempt's last step ended");
         return inWindow;
     }
