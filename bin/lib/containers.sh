@@ -167,8 +167,13 @@ gantry_containers_start_podman() {
   export DOCKER_HOST=unix://$sock
   stamp=$(gantry_podman_config_stamp)
   if gantry_docker_answers; then
-    [ "$(cat "$state/podman.stamp" 2>/dev/null)" != "$stamp" ] || return 0
-    gantry_containers_log "restarting the podman service for its new configuration (containers keep running)"
+    # A service started from a directory since deleted (an earlier clone's) answers, but its conmon cannot start a
+    # container ("Failed to get working directory"): restart it too. Services are now started from /.
+    if [ "$(cat "$state/podman.stamp" 2>/dev/null)" = "$stamp" ] &&
+      [[ $(readlink "/proc/$(cat "$state/podman.pid" 2>/dev/null)/cwd" 2>/dev/null) != *"(deleted)" ]]; then
+      return 0
+    fi
+    gantry_containers_log "restarting the podman service for its new configuration or a deleted working directory (containers keep running)"
     gantry_containers_stop_podman "$state"
     gantry_docker_answers && gantry_containers_fail "a podman service not started here answers on $sock"
   fi
@@ -187,7 +192,8 @@ gantry_containers_start_podman() {
 gantry_start_detached() {
   local log=$1 pidfile=$2 answers=$3 seconds=$4 pid i
   shift 4
-  setsid nohup "$@" </dev/null >>"$log" 2>&1 {GANTRY_CONTAINERS_LOCK_FD}>&- &
+  # From /: a service keeps its working directory, and the clone that started it may be deleted.
+  (cd / && exec setsid nohup "$@" </dev/null >>"$log" 2>&1 {GANTRY_CONTAINERS_LOCK_FD}>&-) &
   pid=$!
   echo "$pid" >"$pidfile"
   for ((i = 0; i < seconds * 5; i++)); do
