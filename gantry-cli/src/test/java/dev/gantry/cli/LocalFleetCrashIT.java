@@ -59,7 +59,10 @@ class LocalFleetCrashIT {
             localAgents.addAll(gantry.server().children().toList());
             assertThat(localAgents).as("the server's one local agent").hasSize(1);
             Process byHand = gantry.startAgent("it-2", 1); // the name the server would have given next
-            await().atMost(Duration.ofSeconds(60)).until(() -> liveAgentNames().contains("it-2"));
+            // Registered as the agent sees it, not only in the database: a kill before the answer reaches the agent
+            // makes it register again with the restarted server, a second registration of it-2.
+            await().atMost(Duration.ofSeconds(60)).until(() -> liveAgentNames().contains("it-2")
+                    && Files.readString(gantry.log("agent-it-2-1")).contains("registered with"));
 
             gantry.killServer();
 
