@@ -1,5 +1,6 @@
 /**
- * Test support that several modules need, used in test scope only: {@link dev.gantry.testkit.EmbeddedPostgresExtension}
+ * Test support that several modules need, used in test scope (and by the chaos suite in gantry-bench):
+ * {@link dev.gantry.testkit.EmbeddedPostgresExtension}
  * (one real PostgreSQL per JVM, a fresh database per test class, a non-UTC session time zone, a server that tests can
  * stop and restart), {@link dev.gantry.testkit.ManualClock} (time that moves only when the test says so) and
  * {@link dev.gantry.testkit.TcpBalancer} (a health-checking TCP load balancer in front of several servers, as an
