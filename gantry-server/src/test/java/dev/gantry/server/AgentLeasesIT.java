@@ -319,6 +319,23 @@ class AgentLeasesIT {
     }
 
     @Test
+    void the_first_call_with_a_lease_renews_it_as_a_claim_answered_late_carries_one_about_to_run_out()
+            throws Exception {
+        UUID job = runs.job(workflow, "test").insert();
+        AgentClient.Claimed task = agent.claimed(agentId);
+        // As if the server had paused between committing the claim and answering it: little of the lease is left.
+        server.jdbi().useHandle(h -> h.execute("UPDATE gantry.job_task SET lease_until = now() + interval '300 ms' "
+                + "WHERE job_id = ?", job));
+
+        assertThat(agent.step(task, task.lease(), 0, "{\"name\": \"x\", \"status\": \"running\", \"output_offset\": 0}")
+                .status()).isEqualTo(200);
+        Thread.sleep(LEASE.toMillis() * 3 / 4); // past the short lease and the sweeper's turns, within the renewed one
+
+        assertThat(runs.taskStatus(job, 0)).isEqualTo("running");
+        assertThat(agent.heartbeat(task, task.lease()).status()).isEqualTo(200);
+    }
+
+    @Test
     void a_never_accepted_task_of_a_job_canceled_meanwhile_ends_canceled_instead_of_waiting_in_the_queue() {
         UUID job = runs.job(workflow, "test").insert();
         AgentClient.Claimed unanswered = agent.claimed(agentId);

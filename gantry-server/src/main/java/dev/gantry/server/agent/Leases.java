@@ -57,11 +57,15 @@ final class Leases {
      *
      * @throws ApiException 409 when the lease is not the task's current one
      */
-    static TaskDao.Leased require(Handle h, TaskKey task, UUID lease) {
+    TaskDao.Leased require(Handle h, TaskKey task, UUID lease) {
         TaskDao tasks = h.attach(TaskDao.class);
         TaskDao.Leased leased = tasks.leased(task.jobId(), task.nodeIndex(), lease).orElseThrow(() -> lost(task));
-        // Any call with the lease proves the agent got the task, as a heartbeat does.
-        tasks.accept(task.jobId(), task.nodeIndex());
+        // Any call with the lease proves the agent got the task, as a heartbeat does, and renews the lease as the
+        // heartbeat would: a claim answered late (the server paused after committing it) can carry a lease that ran
+        // out meanwhile, and the sweeper would give up a task that has only just started.
+        Instant now = now();
+        tasks.accept(task.jobId(), task.nodeIndex(), now.plus(settings.leaseTimeout()).atOffset(ZoneOffset.UTC),
+                now.atOffset(ZoneOffset.UTC));
         return leased;
     }
 

@@ -71,12 +71,15 @@ interface TaskDao {
             """)
     Optional<Leased> leased(UUID jobId, int nodeIndex, UUID lease);
 
-    /** Marks a leased task accepted (when does not matter, only whether), if it is not yet; touches no row once it is. */
+    /**
+     * Marks a leased task accepted and renews its lease to at least {@code leaseUntil}, if it is not accepted yet;
+     * touches no row once it is (heartbeats renew from then on).
+     */
     @SqlUpdate("""
-            UPDATE gantry.job_task SET accepted_at = now()
+            UPDATE gantry.job_task SET accepted_at = :now, lease_until = greatest(lease_until, :leaseUntil)
             WHERE job_id = :jobId AND node_index = :nodeIndex AND accepted_at IS NULL
             """)
-    int accept(UUID jobId, int nodeIndex);
+    int accept(UUID jobId, int nodeIndex, OffsetDateTime leaseUntil, OffsetDateTime now);
 
     /**
      * Locks the job row (see the lock order above); empty when there is no such job. NO KEY UPDATE, not UPDATE: it

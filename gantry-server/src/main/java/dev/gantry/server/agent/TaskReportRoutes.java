@@ -69,7 +69,7 @@ final class TaskReportRoutes {
      */
     void recordStep(TaskKey task, UUID lease, StepUpdate update) {
         jdbi.useTransaction(h -> {
-            Leases.require(h, task, lease);
+            leases.require(h, task, lease);
             update.record(h, task);
         });
     }
@@ -90,7 +90,7 @@ final class TaskReportRoutes {
                     + "artifact of this node (a file where a directory is, or the other way round)");
         }
         jdbi.useTransaction(h -> {
-            Leases.require(h, task, lease);
+            leases.require(h, task, lease);
             h.attach(ArtifactDao.class).upsert(task.jobId(), task.nodeIndex(), path.toString(), size,
                     now().atOffset(ZoneOffset.UTC));
         });
@@ -111,7 +111,7 @@ final class TaskReportRoutes {
             cases.add(testCase(test));
         }
         jdbi.useTransaction(h -> {
-            Leases.require(h, task, lease);
+            leases.require(h, task, lease);
             TestCaseDao dao = h.attach(TestCaseDao.class);
             if (!cases.isEmpty()) {
                 int first = dao.nextSeq(task.jobId(), task.nodeIndex());
@@ -130,7 +130,7 @@ final class TaskReportRoutes {
         TaskKey task = AgentRequests.task(ctx);
         UUID lease = AgentRequests.lease(ctx);
         List<TestCaseDao.Timing> timings = jdbi.inTransaction(h -> {
-            Leases.require(h, task, lease);
+            leases.require(h, task, lease);
             return h.attach(TestCaseDao.class).latestTimings(task.jobId(), MAX_TIMINGS);
         });
         List<Map<String, Object>> tests = new ArrayList<>();

@@ -59,7 +59,7 @@ final class WorkspaceRoutes {
             size = blobs.put(blob(workflowId, layer), body);
         }
         jdbi.useTransaction(h -> {
-            Leases.require(h, task, lease);
+            leases.require(h, task, lease);
             h.attach(WorkspaceDao.class).insert(layer, workflowId, task.jobId(), task.nodeIndex(), size,
                     clock.instant().truncatedTo(ChronoUnit.MICROS).atOffset(ZoneOffset.UTC));
         });
