@@ -60,6 +60,7 @@ import dev.gantry.server.secret.Secrets;
 import dev.gantry.server.storage.BlobStore;
 import dev.gantry.server.storage.Storage;
 import dev.gantry.server.webhook.WebhookRoutes;
+import dev.gantry.server.ui.WebUi;
 import dev.gantry.server.workflow.WorkflowRoutes;
 import dev.gantry.server.workflow.Workflows;
 import io.javalin.Javalin;
@@ -290,20 +291,24 @@ public final class GantryServer implements AutoCloseable {
                         tasksQueued, settings.maxPipelineJobs()).start(instance));
             }
             Users users = new Users(jdbi, clock, new SecureRandom()).ensureAdmin();
-            HttpApi.Api api = HttpApi.create(settings.host(), settings.port(), settings.tls(),
-                    new ApiAuthentication(tokens.hash(TokenKind.ADMIN), users), new RouteOwners(jdbi),
-                    new AuditLog(jdbi, clock), new ProjectRoutes(new Projects(jdbi, clock, settings.repositories(), repositoryUrls)),
-                    new PipelineRoutes(triggers),
-                    new WorkflowRoutes(new Workflows(jdbi)), new JobRoutes(jdbi, new FleetView(fleet), clock,
-                            externalUrl),
-                    new WorkflowCommandRoutes(new WorkflowCommands(jdbi, clock, tasksQueued)),
+            ApiAuthentication authentication = new ApiAuthentication(tokens.hash(TokenKind.ADMIN), users);
+            AuditLog audit = new AuditLog(jdbi, clock);
+            JobRoutes jobs = new JobRoutes(jdbi, new FleetView(fleet), clock, externalUrl);
+            WorkflowCommands commands = new WorkflowCommands(jdbi, clock, tasksQueued);
+            HttpApi.Api api = HttpApi.create(settings.host(), settings.port(), settings.tls(), authentication,
+                    new RouteOwners(jdbi), audit,
+                    new ProjectRoutes(new Projects(jdbi, clock, settings.repositories(), repositoryUrls)),
+                    new PipelineRoutes(triggers), new WorkflowRoutes(new Workflows(jdbi)), jobs,
+                    new WorkflowCommandRoutes(commands),
                     new QueueInsights(jdbi, fleet, clock), new FleetInsights(jdbi, autoscaling),
                     new PoolPauses(jdbi, clock), new QueueAdminRoutes(queues), metrics, agents, results,
                     new OrbRoutes(orbs), new WebhookRoutes(jdbi, triggers, clock),
                     new Continuations(jdbi, orbs, fleetConfig.resourceClasses(), clock, tasksQueued,
                             settings.maxPipelineJobs()),
                     new ScheduleRoutes(schedules), new SecretRoutes(secrets, secretBox), new UserRoutes(users),
-                    new AgentTokenRoutes(jdbi, clock, new SecureRandom()), new HealthCheck(jdbi));
+                    new AgentTokenRoutes(jdbi, clock, new SecureRandom()), new HealthCheck(jdbi),
+                    new WebUi(jdbi, authentication, jobs, commands, storage.output(jdbi), audit, clock,
+                            new SecureRandom()));
             Javalin http = api.http();
             startHttp(http, settings);
             externalUrl.listening(ServerSettings.localUrl(settings.host(), httpPort(http)));

@@ -24,6 +24,7 @@ import dev.gantry.server.project.ProjectRoutes;
 import dev.gantry.server.results.ResultsApi;
 import dev.gantry.server.schedule.ScheduleRoutes;
 import dev.gantry.server.secret.SecretRoutes;
+import dev.gantry.server.ui.WebUi;
 import dev.gantry.server.webhook.WebhookRoutes;
 import dev.gantry.server.workflow.WorkflowRoutes;
 import io.javalin.Javalin;
@@ -63,7 +64,7 @@ final class HttpApi {
                       ServerMetrics metrics, AgentApi agents, ResultsApi results, OrbRoutes orbs,
                       WebhookRoutes webhooks, Continuations continuations, ScheduleRoutes schedules,
                       SecretRoutes secrets, UserRoutes users, AgentTokenRoutes agentTokens,
-                      HealthCheck health) {
+                      HealthCheck health, WebUi ui) {
         ErrorResponses errors = new ErrorResponses();
         List<ApiRoutes.Route> table = new ArrayList<>();
         Javalin http = Javalin.create(config -> {
@@ -184,6 +185,7 @@ final class HttpApi {
             // Outside /api/v2: a forge has no API token; the route checks the delivery's signature instead.
             config.routes.post("/webhooks/{provider}", webhooks::receive);
             config.routes.get("/healthz", health::check);
+            ui.addRoutes(config.routes);
             agents.addRoutes(config.routes);
 
             // Javalin answers its own exceptions (no route, wrong method) itself unless a handler names their class.

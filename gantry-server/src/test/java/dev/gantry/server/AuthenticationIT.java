@@ -92,7 +92,7 @@ class AuthenticationIT {
         ApiClient.Answer answer = anonymous.get("/api/v2/project", header, value);
 
         assertUnauthorized(answer);
-        assertThat(answer.text("message")).startsWith("unknown API token");
+        assertThat(answer.text("message")).startsWith("unknown, expired or revoked API token");
     }
 
     @Test

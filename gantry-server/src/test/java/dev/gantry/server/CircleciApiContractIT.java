@@ -136,7 +136,7 @@ class CircleciApiContractIT {
                 .equals("queued"));
         JsonNode build = assertConforms("GET", "/project/{project-slug}/job/{job-number}", 200,
                 api.get(PROJECT + "/job/" + job(workflowId, "build").get("job_number").asLong()));
-        assertThat(build.get("web_url").asText()).startsWith(api.baseUrl() + "/api/v2/project/gantry/acme/app/job/");
+        assertThat(build.get("web_url").asText()).startsWith(api.baseUrl() + "/jobs/gantry/acme/app/");
         assertThat(build.get("messages")).isNotEmpty();
 
         // Who approved, canceled: the caller, with /me's id.

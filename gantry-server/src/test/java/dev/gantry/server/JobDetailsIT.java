@@ -100,7 +100,7 @@ class JobDetailsIT {
         assertThat(job.get("project")).isEqualTo(json("{\"id\": \"" + api.get("/api/v2/project/gantry/acme/app")
                 .text("id") + "\", \"slug\": \"gantry/acme/app\", \"name\": \"app\", \"external_url\": "
                 + Json.write(work.resolve("app").toString()) + "}"));
-        assertThat(job.get("web_url").asText()).isEqualTo(api.baseUrl() + JOBS + "1");
+        assertThat(job.get("web_url").asText()).isEqualTo(api.baseUrl() + "/jobs/gantry/acme/app/1");
         assertThat(job.get("messages")).isEqualTo(json("[{\"type\": \"info\", \"message\": "
                 + Json.write(job.at("/waiting/message").asText()) + ", \"reason\": \"no_instance_large_enough\"}]"));
         assertThat(job.get("organization").get("name").asText()).isEqualTo("acme");

@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -60,21 +61,36 @@ public final class ApiAuthentication implements Handler {
         if (OPEN.contains(ctx.path())) {
             return;
         }
-        ApiToken token = ApiToken.parse(presented(ctx)).orElseThrow(() -> ApiException.unauthorized(
+        ctx.attribute(PRINCIPAL, authenticate(presented(ctx)));
+    }
+
+    /**
+     * Who {@code token} (the admin token or a user's) is.
+     *
+     * @throws ApiException 401 saying what is wrong, for a malformed, unknown, expired or revoked token, or one of
+     *                      another kind
+     */
+    public Principal authenticate(String token) {
+        ApiToken parsed = ApiToken.parse(token).orElseThrow(() -> ApiException.unauthorized(
                 "malformed API token (Gantry's tokens start with gnt_user_ or gnt_admin_); " + WHAT_TO_SEND));
-        Principal caller = switch (token.kind()) {
-            case ADMIN -> {
-                if (!admin.matches(token.hash())) {
-                    throw ApiException.unauthorized("unknown API token; " + WHAT_TO_SEND);
-                }
-                yield users.admin();
-            }
-            case USER -> users.byToken(token.hash()).orElseThrow(() -> ApiException.unauthorized(
+        return switch (parsed.kind()) {
+            case ADMIN, USER -> byHash(parsed.kind(), parsed.hash()).orElseThrow(() -> ApiException.unauthorized(
                     "unknown, expired or revoked API token; " + WHAT_TO_SEND));
             case AGENT -> throw ApiException.unauthorized("that is the agent token; " + WHAT_TO_SEND);
             case AGENT_KEY -> throw ApiException.unauthorized("that is an agent's credential; " + WHAT_TO_SEND);
         };
-        ctx.attribute(PRINCIPAL, caller);
+    }
+
+    /**
+     * Who the admin or user token with {@code hash} is now; empty once it is unknown, expired or revoked (the web
+     * UI's sessions keep the hash and ask again on every request, so revoking a token ends its sessions).
+     */
+    public Optional<Principal> byHash(TokenKind kind, TokenHash hash) {
+        return switch (kind) {
+            case ADMIN -> admin.matches(hash) ? Optional.of(users.admin()) : Optional.empty();
+            case USER -> users.byToken(hash);
+            case AGENT, AGENT_KEY -> Optional.empty();
+        };
     }
 
     private static String presented(Context ctx) {

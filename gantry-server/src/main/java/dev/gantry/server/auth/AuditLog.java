@@ -39,7 +39,15 @@ public final class AuditLog {
         Principal caller = ApiAuthentication.caller(ctx);
         String actor = caller != null ? caller.login()
                 : ApiAuthentication.OPEN.contains(ctx.path()) ? "continuation-key" : "anonymous";
-        String organization = ctx.attribute(Access.ORGANIZATION);
+        insert(ctx, actor, ctx.attribute(Access.ORGANIZATION));
+    }
+
+    /** Records a change the web UI made for {@code caller} in {@code organization}, with the request's outcome. */
+    public void recordPage(Context ctx, Principal caller, String organization) {
+        insert(ctx, caller.login(), organization);
+    }
+
+    private void insert(Context ctx, String actor, String organization) {
         jdbi.useHandle(h -> h.createUpdate("""
                         INSERT INTO gantry.audit_log (at, actor, organization, method, path, status, remote_address)
                         VALUES (:at, :actor, :organization, :method, :path, :status, :remote)""")

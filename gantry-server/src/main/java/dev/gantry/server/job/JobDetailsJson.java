@@ -13,51 +13,51 @@ import java.util.UUID;
  * A job as {@code GET /api/v2/project/{slug}/job/{number}} shows it, with CircleCI's field names, plus Gantry's
  * {@code id}, {@code image} (the recorded docker, machine or macOS image) and {@code steps} in the shape of CircleCI's
  * API v1.1 (one entry per step, one action per parallel node), and {@code waiting}: why a queued job waits (null
- * otherwise). {@code web_url} is the job's own URL on the server (Gantry has no web UI: its API answer is its page);
+ * otherwise). {@code web_url} is the job's own URL on the server (the job's page in the web UI);
  * {@code messages} is empty unless there is something to say: while the job waits, why (type {@code info}, reason
  * the {@code waiting} reason).
  *
  * @param duration milliseconds from start to stop, null until the job has stopped
  */
-record JobDetailsJson(UUID id, long number, String name, String type, String status, String createdAt,
+public record JobDetailsJson(UUID id, long number, String name, String type, String status, String createdAt,
                       String queuedAt, String startedAt, String stoppedAt, Long duration, int parallelism,
                       Project project, Organization organization, Pipeline pipeline, LatestWorkflow latestWorkflow,
                       Executor executor, String image, List<Context> contexts, List<Step> steps,
                       List<ParallelRun> parallelRuns, Waiting waiting, String webUrl, List<Message> messages) {
 
     /** @param externalUrl the project's repository */
-    record Project(UUID id, String slug, String name, String externalUrl) {
+    public record Project(UUID id, String slug, String name, String externalUrl) {
     }
 
     /** CircleCI's job message: {@code type} (e.g. {@code info}), the text, and a machine-readable reason. */
-    record Message(String type, String message, String reason) {
+    public record Message(String type, String message, String reason) {
     }
 
-    record Organization(String name) {
+    public record Organization(String name) {
     }
 
-    record Pipeline(UUID id) {
+    public record Pipeline(UUID id) {
     }
 
-    record LatestWorkflow(UUID id, String name) {
+    public record LatestWorkflow(UUID id, String name) {
     }
 
     /** Both null for approvals and no-ops, which run nowhere. */
-    record Executor(String type, String resourceClass) {
+    public record Executor(String type, String resourceClass) {
     }
 
-    record Context(String name) {
+    public record Context(String name) {
     }
 
-    record Step(String name, List<Action> actions) {
+    public record Step(String name, List<Action> actions) {
     }
 
     /** @param index the parallel node; {@code step} the step's index in the job's steps */
-    record Action(int index, int step, String name, String status, Integer exitCode, String startTime,
+    public record Action(int index, int step, String name, String status, Integer exitCode, String startTime,
                   String endTime) {
     }
 
-    record ParallelRun(int index, String status) {
+    public record ParallelRun(int index, String status) {
     }
 
     /** @param webUrl where the job is shown: its URL on the server */

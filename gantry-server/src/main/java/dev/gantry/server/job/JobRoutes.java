@@ -48,22 +48,26 @@ public final class JobRoutes {
         };
     }
 
-    /** The job's URL on the server, under its Gantry slug, on the external URL (never the request's Host). */
+    /** The job's page in the web UI, on the external URL (never the request's Host). */
     private String webUrl(Job job) {
-        return externalUrl.of("/api/v2/project/" + new ProjectSlug(job.organization(), job.projectName()) + "/job/"
-                + job.number());
+        return externalUrl.of("/jobs/" + new ProjectSlug(job.organization(), job.projectName()) + "/" + job.number());
     }
 
     public void get(Context ctx) {
         ProjectSlug slug = ProjectRoutes.slugOf(ctx);
         long number = PathParams.positiveNumber(ctx, "number");
+        Json.respond(ctx, 200, details(slug, number)
+                .orElseThrow(() -> ApiException.notFound("no job " + number + " in project " + slug)));
+    }
+
+    /** The job {@code number} of the project, as the API and the web UI show it; empty when there is none. */
+    public Optional<JobDetailsJson> details(ProjectSlug slug, long number) {
         // One snapshot for the job, its steps and its tasks: an agent reporting meanwhile cannot tear the view.
-        JobDetailsJson details = jdbi.inTransaction(TransactionIsolationLevel.REPEATABLE_READ, h -> {
+        return jdbi.inTransaction(TransactionIsolationLevel.REPEATABLE_READ, h -> {
             JobDao jobs = h.attach(JobDao.class);
             Optional<Job> job = jobs.find(slug.organization(), slug.name(), number);
             return job.map(j -> JobDetailsJson.of(j, jobs.steps(j.id()), jobs.tasks(j.id()), waiting(h, jobs, j),
                     webUrl(j)));
-        }).orElseThrow(() -> ApiException.notFound("no job " + number + " in project " + slug));
-        Json.respond(ctx, 200, details);
+        });
     }
 }

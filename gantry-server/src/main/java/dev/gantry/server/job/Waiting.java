@@ -18,7 +18,7 @@ import java.util.stream.Collectors;
  *               {@code no_instance_large_enough}, {@code org_concurrency_limit}, {@code reserved_for_older_job}
  * @param forMs  how long the job has waited so far
  */
-record Waiting(String reason, String message, String since, long forMs, String estimatedStart) {
+public record Waiting(String reason, String message, String since, long forMs, String estimatedStart) {
     /** A blocked job: it waits for {@code upstream}, the jobs it requires that have not ended as it needs. */
     static Waiting blocked(List<JobDao.Upstream> upstream, Instant createdAt, Instant now) {
         String jobs = upstream.stream().map(u -> u.name() + " (" + u.status() + ")").collect(Collectors.joining(", "));

@@ -1,0 +1,181 @@
+package dev.gantry.server.ui;
+
+/**
+ * Turns terminal output into safe HTML: text is escaped, SGR colour and weight codes (ESC [ … m) become spans with
+ * classes {@code a-fg-N}, {@code a-bg-N}, {@code a-b}, {@code a-i}, {@code a-u}, and every other escape sequence and
+ * control character is dropped. A carriage return without a newline (a progress bar redrawing its line) keeps only
+ * what was written after it, as a terminal would show it. Stateless; each call starts with default colours.
+ */
+final class Ansi {
+    private Ansi() {
+    }
+
+    static String toHtml(String text) {
+        StringBuilder html = new StringBuilder(text.length() + 64);
+        Style style = new Style();
+        boolean open = false;
+        int lineStart = 0;
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c == '\u001b') {
+                int end = sequenceEnd(text, i);
+                if (end < text.length() && text.charAt(end) == 'm' && i + 1 < text.length()
+                        && text.charAt(i + 1) == '[') {
+                    if (open) {
+                        html.append("</span>");
+                        open = false;
+                    }
+                    style.apply(text.substring(i + 2, end));
+                    if (!style.isDefault()) {
+                        html.append("<span class=\"").append(style.classes()).append("\">");
+                        open = true;
+                    }
+                }
+                i = Math.min(end, text.length() - 1);
+            } else if (c == '\r') {
+                if (i + 1 < text.length() && text.charAt(i + 1) == '\n') {
+                    continue;
+                }
+                // Drop what was written on this line before the carriage return.
+                html.setLength(lineStart);
+                if (open) {
+                    html.append("<span class=\"").append(style.classes()).append("\">");
+                }
+            } else if (c == '\n') {
+                html.append('\n');
+                lineStart = html.length();
+            } else if (c == '\t' || c >= ' ') {
+                switch (c) {
+                    case '<' -> html.append("&lt;");
+                    case '>' -> html.append("&gt;");
+                    case '&' -> html.append("&amp;");
+                    case '"' -> html.append("&quot;");
+                    case '\'' -> html.append("&#39;");
+                    default -> html.append(c);
+                }
+            }
+        }
+        if (open) {
+            html.append("</span>");
+        }
+        return html.toString();
+    }
+
+    /** The index of the final byte of the escape sequence starting at {@code start}. */
+    private static int sequenceEnd(String text, int start) {
+        if (start + 1 >= text.length()) {
+            return start;
+        }
+        char kind = text.charAt(start + 1);
+        if (kind == '[') {
+            int i = start + 2;
+            while (i < text.length() && (text.charAt(i) < '@' || text.charAt(i) > '~')) {
+                i++;
+            }
+            return i;
+        }
+        if (kind == ']') { // OSC, up to BEL or ESC \
+            int i = start + 2;
+            while (i < text.length() && text.charAt(i) != '\u0007'
+                    && !(text.charAt(i) == '\u001b' && i + 1 < text.length() && text.charAt(i + 1) == '\\')) {
+                i++;
+            }
+            return i < text.length() && text.charAt(i) == '\u001b' ? i + 1 : i;
+        }
+        return start + 1;
+    }
+
+    private static final class Style {
+        private int foreground = -1;
+        private int background = -1;
+        private boolean bold;
+        private boolean italic;
+        private boolean underline;
+
+        void apply(String parameters) {
+            String[] codes = parameters.isEmpty() ? new String[] {"0"} : parameters.split(";", -1);
+            for (int i = 0; i < codes.length; i++) {
+                int code = parse(codes[i]);
+                if (code == 0) {
+                    foreground = -1;
+                    background = -1;
+                    bold = false;
+                    italic = false;
+                    underline = false;
+                } else if (code == 1) {
+                    bold = true;
+                } else if (code == 3) {
+                    italic = true;
+                } else if (code == 4) {
+                    underline = true;
+                } else if (code == 22) {
+                    bold = false;
+                } else if (code == 23) {
+                    italic = false;
+                } else if (code == 24) {
+                    underline = false;
+                } else if (code >= 30 && code <= 37) {
+                    foreground = code - 30;
+                } else if (code >= 90 && code <= 97) {
+                    foreground = code - 90 + 8;
+                } else if (code == 39) {
+                    foreground = -1;
+                } else if (code >= 40 && code <= 47) {
+                    background = code - 40;
+                } else if (code >= 100 && code <= 107) {
+                    background = code - 100 + 8;
+                } else if (code == 49) {
+                    background = -1;
+                } else if ((code == 38 || code == 48) && i + 2 < codes.length && parse(codes[i + 1]) == 5) {
+                    // 256 colours: the first 16 map to ours, the rest are left at the default.
+                    int colour = parse(codes[i + 2]);
+                    int mapped = colour >= 0 && colour < 16 ? colour : -1;
+                    if (code == 38) {
+                        foreground = mapped;
+                    } else {
+                        background = mapped;
+                    }
+                    i += 2;
+                } else if ((code == 38 || code == 48) && i + 1 < codes.length && parse(codes[i + 1]) == 2) {
+                    i += Math.min(4, codes.length - 1 - i); // true colour: ignored
+                }
+            }
+        }
+
+        boolean isDefault() {
+            return foreground < 0 && background < 0 && !bold && !italic && !underline;
+        }
+
+        String classes() {
+            StringBuilder classes = new StringBuilder();
+            if (foreground >= 0) {
+                classes.append("a-fg-").append(foreground).append(' ');
+            }
+            if (background >= 0) {
+                classes.append("a-bg-").append(background).append(' ');
+            }
+            if (bold) {
+                classes.append("a-b ");
+            }
+            if (italic) {
+                classes.append("a-i ");
+            }
+            if (underline) {
+                classes.append("a-u ");
+            }
+            return classes.toString().strip();
+        }
+
+        private static int parse(String code) {
+            if (code.isEmpty() || code.length() > 3) {
+                return code.isEmpty() ? 0 : -1;
+            }
+            for (int i = 0; i < code.length(); i++) {
+                if (!Character.isDigit(code.charAt(i))) {
+                    return -1;
+                }
+            }
+            return Integer.parseInt(code);
+        }
+    }
+}

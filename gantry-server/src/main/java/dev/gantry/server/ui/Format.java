@@ -1,0 +1,56 @@
+package dev.gantry.server.ui;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+
+/** How the templates write times, durations and statuses. Pure. */
+public final class Format {
+    private static final DateTimeFormatter UTC = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss 'UTC'")
+            .withZone(ZoneOffset.UTC);
+
+    private Format() {
+    }
+
+    /** {@code 2026-12-05 21:40:03 UTC}; empty for null. */
+    public static String time(Instant at) {
+        return at == null ? "" : UTC.format(at);
+    }
+
+    /** The instant as ISO-8601, for a {@code <time datetime>} attribute; empty for null. */
+    public static String iso(Instant at) {
+        return at == null ? "" : at.toString();
+    }
+
+    /** {@code 1h 02m}, {@code 3m 07s}, {@code 12s}, {@code 0.4s}; empty for null. */
+    public static String duration(Long millis) {
+        if (millis == null) {
+            return "";
+        }
+        Duration d = Duration.ofMillis(Math.max(0, millis));
+        if (d.toHours() > 0) {
+            return "%dh %02dm".formatted(d.toHours(), d.toMinutesPart());
+        }
+        if (d.toMinutes() > 0) {
+            return "%dm %02ds".formatted(d.toMinutes(), d.toSecondsPart());
+        }
+        if (d.toSeconds() >= 10) {
+            return d.toSeconds() + "s";
+        }
+        return "%.1fs".formatted(millis / 1000.0);
+    }
+
+    /** From {@code from} to {@code to}, or to {@code now} while it runs; empty when it has not started. */
+    public static String between(Instant from, Instant to, Instant now) {
+        if (from == null) {
+            return "";
+        }
+        return duration((to == null ? now : to).toEpochMilli() - from.toEpochMilli());
+    }
+
+    /** {@code on_hold} → {@code on hold}, {@code infrastructure_fail} → {@code infrastructure fail}. */
+    public static String status(String status) {
+        return status == null ? "" : status.replace('_', ' ');
+    }
+}

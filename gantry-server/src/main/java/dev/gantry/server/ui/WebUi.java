@@ -1,0 +1,462 @@
+package dev.gantry.server.ui;
+
+import dev.gantry.server.auth.ApiAuthentication;
+import dev.gantry.server.auth.AuditLog;
+import dev.gantry.server.auth.Principal;
+import dev.gantry.server.auth.Role;
+import dev.gantry.server.http.ApiException;
+import dev.gantry.server.job.JobDetailsJson;
+import dev.gantry.server.job.JobRoutes;
+import dev.gantry.server.orchestrator.WorkflowCommands;
+import dev.gantry.server.project.ProjectSlug;
+import dev.gantry.server.storage.OutputStore;
+import gg.jte.ContentType;
+import gg.jte.TemplateEngine;
+import gg.jte.output.StringOutput;
+import io.javalin.config.RoutesConfig;
+import io.javalin.http.Context;
+import io.javalin.http.Handler;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import org.jdbi.v3.core.Jdbi;
+
+/**
+ * The web UI: server-rendered pages (JTE templates under {@code src/main/jte}) that read without JavaScript, with
+ * htmx for the live parts (a running pipeline's graph, a running job's output and steps, refreshed every second)
+ * and plain forms for actions (approve, cancel, rerun, rerun from failed), each checked against the caller's role
+ * and the session's CSRF token. Pages are for a signed-in session ({@link UiSessions}); without one they send the
+ * browser to the sign-in page. Thread-safe.
+ */
+public final class WebUi {
+    /** The most of a node's output a job page shows; the rest is in the raw download. */
+    static final int SHOWN_OUTPUT_BYTES = 1 << 20;
+    /** The most output one live refresh adds. */
+    static final int LIVE_OUTPUT_BYTES = 256 << 10;
+    private static final Map<String, Asset> ASSETS = Map.of(
+            "gantry.css", new Asset("/ui/gantry.css", "text/css; charset=utf-8"),
+            "htmx.min.js", new Asset("/META-INF/resources/webjars/htmx.org/2.0.7/dist/htmx.min.js",
+                    "text/javascript; charset=utf-8"));
+
+    private final UiSessions sessions;
+    private final UiReads reads;
+    private final JobRoutes jobs;
+    private final WorkflowCommands commands;
+    private final OutputStore output;
+    private final AuditLog audit;
+    private final InstantSource clock;
+    private final TemplateEngine templates = TemplateEngine.createPrecompiled(ContentType.Html);
+
+    public WebUi(Jdbi jdbi, ApiAuthentication authentication, JobRoutes jobs, WorkflowCommands commands,
+                 OutputStore output, AuditLog audit, InstantSource clock, SecureRandom random) {
+        this.sessions = new UiSessions(jdbi, authentication, clock, random);
+        this.reads = new UiReads(jdbi);
+        this.jobs = jobs;
+        this.commands = commands;
+        this.output = output;
+        this.audit = audit;
+        this.clock = clock;
+    }
+
+    // ---- page models, one per template ----
+
+    /** What every page shows around its content: the title, who is signed in, the breadcrumbs. */
+    public record Chrome(String title, String user, String csrf, List<Crumb> crumbs) {
+    }
+
+    public record Crumb(String label, String href) {
+    }
+
+    public record SignInPage(Chrome chrome, String error, String next) {
+    }
+
+    public record ProjectsPage(Chrome chrome, List<UiReads.ProjectRow> projects) {
+    }
+
+    public record PipelinesPage(Chrome chrome, ProjectSlug slug, String branch, UiReads.PipelinePage page) {
+        public String olderHref() {
+            return "/pipelines/" + slug + "?" + (branch == null ? "" : "branch=" + url(branch) + "&") + "before="
+                    + page.nextBefore();
+        }
+    }
+
+    public record WorkflowPanel(UiReads.WorkflowView workflow, WorkflowGraph graph) {
+    }
+
+    public record PipelinePage(Chrome chrome, UiReads.PipelineHeader pipeline, List<WorkflowPanel> workflows,
+                               boolean canAct, boolean live, Instant now) {
+    }
+
+    public record StepOutput(int index, String name, String status, Integer exitCode, String duration, String html,
+                             boolean open) {
+    }
+
+    public record JobPage(Chrome chrome, ProjectSlug slug, JobDetailsJson job, int node, List<StepOutput> steps,
+                          boolean truncated, long outputLength, boolean live, boolean canAct, String signature) {
+        public String base() {
+            return "/jobs/" + slug + "/" + job.number();
+        }
+    }
+
+    public record ErrorPage(Chrome chrome, int status, String message) {
+    }
+
+    // ---- routes ----
+
+    public void addRoutes(RoutesConfig routes) {
+        routes.get("/", ctx -> ctx.redirect(sessions.of(ctx).isPresent() ? "/projects" : "/sign-in"));
+        routes.get("/assets/{name}", this::asset);
+        routes.get("/sign-in", ctx -> render(ctx, 200, "sign_in.jte",
+                new SignInPage(chrome("Sign in", null, List.of()), null, safeNext(ctx.queryParam("next")))));
+        routes.post("/sign-in", this::signIn);
+        routes.post("/sign-out", page((ctx, session) -> {
+            sessions.signOut(ctx);
+            ctx.redirect("/sign-in", io.javalin.http.HttpStatus.SEE_OTHER);
+        }));
+        routes.get("/projects", page(this::projects));
+        routes.get("/pipelines/{vcs}/{org}/{name}", page(this::pipelines));
+        routes.get("/pipelines/{vcs}/{org}/{name}/{number}", page((ctx, s) -> pipeline(ctx, s, "pipeline.jte")));
+        routes.get("/pipelines/{vcs}/{org}/{name}/{number}/live",
+                page((ctx, s) -> pipeline(ctx, s, "pipeline_workflows.jte")));
+        routes.get("/jobs/{vcs}/{org}/{name}/{number}", page((ctx, s) -> job(ctx, s, false)));
+        routes.get("/jobs/{vcs}/{org}/{name}/{number}/live", page((ctx, s) -> job(ctx, s, true)));
+        routes.get("/jobs/{vcs}/{org}/{name}/{number}/raw", page(this::raw));
+        routes.post("/jobs/{vcs}/{org}/{name}/{number}/cancel", action((ctx, session, slug) -> {
+            long number = number(ctx);
+            commands.cancelJob(slug.organization(), slug.name(), number, session.principal().login());
+            return "/jobs/" + slug + "/" + number;
+        }));
+        routes.post("/pipelines/{vcs}/{org}/{name}/{number}/workflows/{workflow}/cancel",
+                action((ctx, session, slug) -> {
+                    commands.cancel(workflowOf(ctx, slug), session.principal().login());
+                    return "/pipelines/" + slug + "/" + number(ctx);
+                }));
+        routes.post("/pipelines/{vcs}/{org}/{name}/{number}/workflows/{workflow}/rerun",
+                action((ctx, session, slug) -> {
+                    boolean fromFailed = "true".equals(ctx.formParam("from_failed"));
+                    commands.rerun(workflowOf(ctx, slug), fromFailed
+                            ? new WorkflowCommands.Rerun(true, java.util.Set.of(), false)
+                            : WorkflowCommands.Rerun.ALL, session.principal().login());
+                    return "/pipelines/" + slug + "/" + number(ctx);
+                }));
+        routes.post("/pipelines/{vcs}/{org}/{name}/{number}/workflows/{workflow}/approve/{job}",
+                action((ctx, session, slug) -> {
+                    commands.approve(workflowOf(ctx, slug), uuid(ctx.pathParam("job")), session.principal().login());
+                    return "/pipelines/" + slug + "/" + number(ctx);
+                }));
+    }
+
+    // ---- handlers ----
+
+    private void signIn(Context ctx) {
+        String next = safeNext(ctx.formParam("next"));
+        if (!UiSessions.sameOrigin(ctx)) {
+            throw ApiException.forbidden("this form must be sent from this server's own sign-in page");
+        }
+        String token = ctx.formParam("token");
+        try {
+            if (token == null || token.isBlank()) {
+                throw ApiException.unauthorized("enter your API token, or the admin token from "
+                        + "$GANTRY_HOME/admin-token");
+            }
+            sessions.signIn(ctx, token);
+        } catch (ApiException e) {
+            render(ctx, e.status(), "sign_in.jte", new SignInPage(chrome("Sign in", null, List.of()),
+                    e.getMessage(), next));
+            return;
+        }
+        ctx.redirect(next, io.javalin.http.HttpStatus.SEE_OTHER);
+    }
+
+    private void projects(Context ctx, UiSessions.Session session) {
+        render(ctx, 200, "projects.jte", new ProjectsPage(chrome("Projects", session, List.of()),
+                reads.projects(session.principal())));
+    }
+
+    private void pipelines(Context ctx, UiSessions.Session session) {
+        ProjectSlug slug = visibleSlug(ctx, session);
+        UUID projectId = reads.projectId(slug).orElseThrow(() -> notFound(slug));
+        String branch = Optional.ofNullable(ctx.queryParam("branch")).filter(b -> !b.isBlank()).orElse(null);
+        Long before = Optional.ofNullable(ctx.queryParam("before")).filter(b -> b.matches("\\d{1,18}"))
+                .map(Long::parseLong).orElse(null);
+        render(ctx, 200, "pipelines.jte", new PipelinesPage(chrome(slug.name(), session,
+                List.of(new Crumb("Projects", "/projects"))), slug, branch, reads.pipelines(projectId, branch,
+                before)));
+    }
+
+    private void pipeline(Context ctx, UiSessions.Session session, String template) {
+        ProjectSlug slug = visibleSlug(ctx, session);
+        long number = number(ctx);
+        UiReads.PipelineHeader pipeline = reads.pipeline(slug, number)
+                .orElseThrow(() -> ApiException.notFound("no pipeline " + number + " in project " + slug));
+        List<WorkflowPanel> panels = new ArrayList<>();
+        for (UiReads.WorkflowView workflow : reads.workflows(pipeline.id())) {
+            panels.add(new WorkflowPanel(workflow, WorkflowGraph.of(workflow.jobs())));
+        }
+        boolean live = pipeline.state().equals("pending") || pipeline.state().equals("setup-pending")
+                || panels.stream().anyMatch(p -> !p.workflow().terminal());
+        render(ctx, 200, template, new PipelinePage(chrome("Pipeline " + number, session,
+                List.of(new Crumb("Projects", "/projects"), new Crumb(slug.name(), "/pipelines/" + slug))),
+                pipeline, panels, can(session, slug, Role.MEMBER), live, clock.instant()));
+    }
+
+    private void job(Context ctx, UiSessions.Session session, boolean fragment) {
+        ProjectSlug slug = visibleSlug(ctx, session);
+        long number = number(ctx);
+        JobDetailsJson job = jobs.details(slug, number)
+                .orElseThrow(() -> ApiException.notFound("no job " + number + " in project " + slug));
+        int node = node(ctx, job.parallelism());
+        String signature = signature(job, node);
+        if (fragment && signature.equals(ctx.queryParam("signature"))) {
+            ctx.status(204); // nothing changed: htmx leaves the page as it is
+            return;
+        }
+        List<UiReads.StepOffset> offsets = reads.stepOffsets(job.id()).stream().filter(o -> o.node() == node)
+                .toList();
+        long length = read(() -> output.length(job.id(), node));
+        long shownFrom = Math.max(0, length - SHOWN_OUTPUT_BYTES);
+        String text = read(() -> {
+            try (InputStream in = output.read(job.id(), node, shownFrom)) {
+                return new String(in.readNBytes((int) (length - shownFrom)), StandardCharsets.UTF_8);
+            }
+        });
+        List<StepOutput> steps = steps(job, node, offsets, text, shownFrom, clock.instant());
+        boolean live = !List.of("success", "failed", "canceled", "not_run", "infrastructure_fail")
+                .contains(job.status());
+        render(ctx, 200, fragment ? "job_body.jte" : "job.jte", new JobPage(chrome("Job " + number + " " + job.name(),
+                session, List.of(new Crumb("Projects", "/projects"), new Crumb(slug.name(), "/pipelines/" + slug))),
+                slug, job, node, steps, shownFrom > 0, length, live, can(session, slug, Role.MEMBER), signature));
+    }
+
+    /** The steps of {@code node} with their part of {@code text}, the output from byte {@code shownFrom} on. */
+    private static List<StepOutput> steps(JobDetailsJson job, int node, List<UiReads.StepOffset> offsets,
+                                          String text, long shownFrom, Instant now) {
+        byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
+        List<StepOutput> steps = new ArrayList<>();
+        for (JobDetailsJson.Step step : job.steps()) {
+            for (JobDetailsJson.Action action : step.actions()) {
+                if (action.index() != node) {
+                    continue;
+                }
+                long start = offsets.stream().filter(o -> o.step() == action.step()).mapToLong(
+                        UiReads.StepOffset::offset).findFirst().orElse(shownFrom + bytes.length);
+                long end = offsets.stream().filter(o -> o.step() > action.step()).mapToLong(
+                        UiReads.StepOffset::offset).min().orElse(shownFrom + bytes.length);
+                int from = (int) Math.clamp(start - shownFrom, 0, bytes.length);
+                int to = (int) Math.clamp(end - shownFrom, from, bytes.length);
+                String part = new String(bytes, from, to - from, StandardCharsets.UTF_8);
+                Instant started = action.startTime() == null ? null : Instant.parse(action.startTime());
+                Instant stopped = action.endTime() == null ? null : Instant.parse(action.endTime());
+                String duration = started == null ? "" : Format.between(started, stopped, now);
+                boolean open = !action.status().equals("success");
+                steps.add(new StepOutput(action.step(), action.name(), action.status(), action.exitCode(), duration,
+                        Ansi.toHtml(part), open));
+            }
+        }
+        return steps;
+    }
+
+    private void raw(Context ctx, UiSessions.Session session) {
+        ProjectSlug slug = visibleSlug(ctx, session);
+        long number = number(ctx);
+        JobDetailsJson job = jobs.details(slug, number)
+                .orElseThrow(() -> ApiException.notFound("no job " + number + " in project " + slug));
+        int node = node(ctx, job.parallelism());
+        ctx.contentType("text/plain; charset=utf-8");
+        ctx.header("Content-Disposition", "inline; filename=\"job-" + number + "-node-" + node + ".log\"");
+        ctx.result(read(() -> output.read(job.id(), node, 0)));
+    }
+
+    private void asset(Context ctx) {
+        Asset asset = ASSETS.get(ctx.pathParam("name"));
+        InputStream in = asset == null ? null : WebUi.class.getResourceAsStream(asset.resource());
+        if (in == null) {
+            throw ApiException.notFound("no such asset");
+        }
+        ctx.contentType(asset.contentType());
+        ctx.header("Cache-Control", "public, max-age=3600");
+        ctx.result(in);
+    }
+
+    // ---- plumbing ----
+
+    private interface PageHandler {
+        void handle(Context ctx, UiSessions.Session session) throws Exception;
+    }
+
+    private interface ActionHandler {
+        /** Does the action; returns where to send the browser after it. */
+        String handle(Context ctx, UiSessions.Session session, ProjectSlug slug) throws Exception;
+    }
+
+    /** A page for a signed-in session: without one, the browser goes to sign in and comes back. */
+    private Handler page(PageHandler handler) {
+        return ctx -> {
+            Optional<UiSessions.Session> session = sessions.of(ctx);
+            if (session.isEmpty()) {
+                if (ctx.header("HX-Request") != null) {
+                    ctx.header("HX-Redirect", "/sign-in");
+                    ctx.status(401);
+                    return;
+                }
+                ctx.redirect("/sign-in?next=" + url(ctx.path()));
+                return;
+            }
+            try {
+                handler.handle(ctx, session.get());
+            } catch (ApiException e) {
+                render(ctx, e.status(), "error.jte", new ErrorPage(chrome("Error", session.get(), List.of(
+                        new Crumb("Projects", "/projects"))), e.status(), e.getMessage()));
+            }
+        };
+    }
+
+    /**
+     * A change made from a form: the session's CSRF token and this server's origin are required, and the caller must
+     * be a member of the project's organization. The change is audited like the API's.
+     */
+    private Handler action(ActionHandler handler) {
+        return page((ctx, session) -> {
+            ProjectSlug slug = visibleSlug(ctx, session);
+            try {
+                if (!UiSessions.sameOrigin(ctx) || !UiSessions.csrfMatches(ctx, session)) {
+                    throw ApiException.forbidden("this form has expired or did not come from this server; reload "
+                            + "the page and try again");
+                }
+                if (!can(session, slug, Role.MEMBER)) {
+                    throw ApiException.forbidden("you are a viewer in " + slug.organization() + "; members "
+                            + "approve, cancel and rerun");
+                }
+                ctx.redirect(handler.handle(ctx, session, slug), io.javalin.http.HttpStatus.SEE_OTHER);
+            } catch (ApiException refused) {
+                ctx.status(refused.status()); // what the audit records; the error page follows
+                throw refused;
+            } finally {
+                audit.recordPage(ctx, session.principal(), slug.organization());
+            }
+        });
+    }
+
+    private void render(Context ctx, int status, String template, Object page) {
+        StringOutput out = new StringOutput();
+        templates.render(template, page, out);
+        ctx.status(status);
+        ctx.header("Cache-Control", "no-store");
+        ctx.header("X-Frame-Options", "DENY");
+        ctx.header("Content-Security-Policy", "default-src 'self'; style-src 'self'; img-src 'self' data:; "
+                + "frame-ancestors 'none'; form-action 'self'");
+        ctx.contentType("text/html; charset=utf-8");
+        ctx.result(out.toString());
+    }
+
+    private static Chrome chrome(String title, UiSessions.Session session, List<Crumb> crumbs) {
+        return new Chrome(title, session == null ? null : session.principal().login(),
+                session == null ? null : session.csrf(), crumbs);
+    }
+
+    /** The project the path names, when the caller may see it; else 404, so projects of others stay unknown. */
+    private static ProjectSlug visibleSlug(Context ctx, UiSessions.Session session) {
+        ProjectSlug slug = ProjectSlug.fromPath(ctx.pathParam("vcs"), ctx.pathParam("org"), ctx.pathParam("name"))
+                .orElseThrow(() -> ApiException.notFound("no such project"));
+        if (!can(session, slug, Role.VIEWER)) {
+            throw notFound(slug);
+        }
+        return slug;
+    }
+
+    private static boolean can(UiSessions.Session session, ProjectSlug slug, Role least) {
+        Principal caller = session.principal();
+        return caller.roleIn(slug.organization()).map(role -> role.atLeast(least)).orElse(false);
+    }
+
+    /** The workflow of the path, if it belongs to the pipeline of the path; else 404. */
+    private UUID workflowOf(Context ctx, ProjectSlug slug) {
+        UUID workflow = uuid(ctx.pathParam("workflow"));
+        UiReads.PipelineHeader pipeline = reads.pipeline(slug, number(ctx))
+                .orElseThrow(() -> ApiException.notFound("no such pipeline"));
+        if (reads.workflows(pipeline.id()).stream().noneMatch(w -> w.id().equals(workflow))) {
+            throw ApiException.notFound("no workflow " + workflow + " in pipeline " + pipeline.number());
+        }
+        return workflow;
+    }
+
+    private static ApiException notFound(ProjectSlug slug) {
+        return ApiException.notFound("no project " + slug + " that you can see");
+    }
+
+    private static long number(Context ctx) {
+        String text = ctx.pathParam("number");
+        if (!text.matches("\\d{1,18}")) {
+            throw ApiException.notFound("no such number " + ApiException.quote(text));
+        }
+        return Long.parseLong(text);
+    }
+
+    private static int node(Context ctx, int parallelism) {
+        String text = ctx.queryParam("node");
+        if (text == null || !text.matches("\\d{1,9}") || Integer.parseInt(text) >= parallelism) {
+            return 0;
+        }
+        return Integer.parseInt(text);
+    }
+
+    private static UUID uuid(String text) {
+        try {
+            return UUID.fromString(text);
+        } catch (IllegalArgumentException e) {
+            throw ApiException.notFound("no such id " + ApiException.quote(text));
+        }
+    }
+
+    /** What a live job page compares to know whether anything changed: its status, its steps' and its output's. */
+    private String signature(JobDetailsJson job, int node) {
+        StringBuilder s = new StringBuilder(job.status());
+        for (JobDetailsJson.Step step : job.steps()) {
+            for (JobDetailsJson.Action action : step.actions()) {
+                if (action.index() == node) {
+                    s.append('|').append(action.step()).append(action.status());
+                }
+            }
+        }
+        s.append('|').append(read(() -> output.length(job.id(), node)));
+        if (job.waiting() != null) {
+            s.append('|').append(job.waiting().reason()).append(job.waiting().forMs() / 1000);
+        }
+        return Integer.toHexString(s.toString().hashCode());
+    }
+
+    /** Only a path on this server: a sign-in never sends the browser elsewhere. */
+    private static String safeNext(String next) {
+        return next != null && next.startsWith("/") && !next.startsWith("//") && !next.contains("\\")
+                ? next : "/projects";
+    }
+
+    static String url(String text) {
+        return URLEncoder.encode(text, StandardCharsets.UTF_8);
+    }
+
+    private interface Io<T> {
+        T get() throws IOException;
+    }
+
+    private static <T> T read(Io<T> body) {
+        try {
+            return body.get();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private record Asset(String resource, String contentType) {
+    }
+}
