@@ -55,7 +55,7 @@ gantry_image_cache_dir() {
 
 # Installs the Debian packages whose commands are missing; only root can, others are told what to install. Arguments,
 # when given, are the command:package entries to check instead of GANTRY_CONTAINER_TOOLS, after an optional
-# --no-install-recommends.
+# --no-install-recommends; a command that starts with / is a file that must exist (bin/lib/browser.sh uses that).
 gantry_containers_need_tools() {
   local entry missing=() entries apt=(-y)
   if [ "${1:-}" = --no-install-recommends ]; then
@@ -69,7 +69,7 @@ gantry_containers_need_tools() {
   done
   [ "${#missing[@]}" -eq 0 ] && return 0
   if [ "$(id -u)" != 0 ]; then
-    gantry_containers_fail "missing ${missing[*]}; as root run: apt-get install -y ${missing[*]}"
+    gantry_containers_fail "missing ${missing[*]}; as root run: apt-get install ${apt[*]} ${missing[*]}"
     return 1
   fi
   gantry_containers_log "installing ${missing[*]}"
@@ -84,6 +84,7 @@ gantry_containers_have_tool() {
   case $1 in
     # Debian puts catatonit in /usr/bin; podman also looks in /usr/libexec/podman.
     catatonit) [ -x /usr/bin/catatonit ] || [ -x /usr/libexec/podman/catatonit ] ;;
+    /*) [ -e "$1" ] ;;
     *) command -v "$1" >/dev/null 2>&1 ;;
   esac
 }
