@@ -10,7 +10,7 @@
 # A GANTRY_CHROMIUM or GANTRY_AXE_JS already set is used as it is, after checking that it exists. Installing needs
 # root (apt-get); others are told what to install.
 
-# Keep in step with Accessibility.AXE_VERSION in gantry-testkit (AxeVersionTest checks it).
+# Keep in step with Accessibility.AXE_VERSION in gantry-testkit (BrowserSetupTest checks it).
 GANTRY_AXE_VERSION=4.14.1
 GANTRY_AXE_SHA256=29348999450cdf2849a8e70b7912fc2da85a849da39c0d0d5394f51d4a9ed95c
 GANTRY_BROWSER_CHROMIUM=/usr/bin/chromium
