@@ -31,7 +31,7 @@ import java.util.Map;
 public final class Accessibility {
     /** The environment variable naming axe-core's {@code axe.min.js}; {@code bin/test} exports it. */
     public static final String AXE_ENV = "GANTRY_AXE_JS";
-    /** The axe-core that {@code bin/lib/browser.sh} fetches ({@code GANTRY_AXE_VERSION} there; a test keeps both equal). */
+    /** The axe-core that {@code bin/lib/browser.sh} fetches: its {@code GANTRY_AXE_VERSION}, kept equal by a test. */
     public static final String AXE_VERSION = "4.14.1";
 
     // Runs axe and returns plain values (Playwright hands back lists and maps): a node's target is one selector per
@@ -99,8 +99,13 @@ public final class Accessibility {
      * unless it is there already (a navigation removes it).
      */
     public List<Violation> check(Page page) {
-        if (!Boolean.TRUE.equals(page.evaluate("() => typeof window.axe === 'object'"))) {
+        if (!hasAxe(page)) {
             page.evaluate(source);
+            // axe's loader registers with an AMD define() instead of setting window.axe when the page has one.
+            if (!hasAxe(page)) {
+                throw new IllegalStateException("axe-core from " + script + " ran in " + page.url()
+                        + " but defined no window.axe (does the page have an AMD define()?)");
+            }
         }
         Object raw = page.evaluate(RUN);
         List<Violation> violations = new ArrayList<>();
@@ -109,6 +114,10 @@ public final class Accessibility {
         }
         violations.sort((a, b) -> b.impact().compareTo(a.impact()));
         return List.copyOf(violations);
+    }
+
+    private static boolean hasAxe(Page page) {
+        return Boolean.TRUE.equals(page.evaluate("() => typeof window.axe === 'object'"));
     }
 
     /**

@@ -69,8 +69,10 @@ public final class Browser implements AutoCloseable {
     /** Launches the Chromium of {@value #CHROMIUM_ENV}, or {@link #DEFAULT_CHROMIUM} when that is not set. */
     public static Browser launch() {
         String configured = System.getenv(CHROMIUM_ENV);
-        return launch(chromiumFromEnvironment(System.getenv()),
-                configured == null ? CHROMIUM_ENV + " is not set" : CHROMIUM_ENV + "=" + configured);
+        String origin = configured == null || configured.isBlank()
+                ? CHROMIUM_ENV + " is not set"
+                : CHROMIUM_ENV + "=" + configured;
+        return launch(chromiumFromEnvironment(System.getenv()), origin);
     }
 
     /** Launches the Chromium at {@code executable}, headless. */
@@ -81,8 +83,14 @@ public final class Browser implements AutoCloseable {
     private static Browser launch(Path executable, String origin) {
         requireExecutable(executable, origin);
         long start = System.nanoTime();
-        Playwright playwright = Playwright.create(
-                new Playwright.CreateOptions().setEnv(Map.of("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD", "1")));
+        Playwright playwright;
+        try {
+            playwright = Playwright.create(
+                    new Playwright.CreateOptions().setEnv(Map.of("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD", "1")));
+        } catch (RuntimeException e) {
+            throw new IllegalStateException("could not start Playwright's Node driver, which it unpacks from its jar "
+                    + "into " + System.getProperty("java.io.tmpdir") + ": " + e.getMessage(), e);
+        }
         try {
             com.microsoft.playwright.Browser chromium = playwright.chromium().launch(new BrowserType.LaunchOptions()
                     .setExecutablePath(executable)
@@ -108,8 +116,9 @@ public final class Browser implements AutoCloseable {
 
     private static void requireExecutable(Path executable, String origin) {
         if (!Files.isRegularFile(executable) || !Files.isExecutable(executable)) {
-            throw new IllegalStateException("no Chromium at " + executable + " (" + origin + "): run bin/test once, which installs Debian's chromium as root (bin/lib/browser.sh), or "
-                    + "apt-get install --no-install-recommends chromium, or point " + CHROMIUM_ENV + " at a Chromium");
+            throw new IllegalStateException("no Chromium at " + executable + " (" + origin + "): run bin/test once, "
+                    + "which installs Debian's chromium as root (bin/lib/browser.sh), or apt-get install "
+                    + "--no-install-recommends chromium, or point " + CHROMIUM_ENV + " at a Chromium");
         }
     }
 

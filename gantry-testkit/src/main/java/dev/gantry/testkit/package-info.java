@@ -8,8 +8,8 @@
  *
  * <p>Browser tests: {@link dev.gantry.testkit.Browser} (a headless Chromium driven by Playwright),
  * {@link dev.gantry.testkit.Accessibility} (axe-core run in the page) and {@link dev.gantry.testkit.Screenshots}
- * (full-page PNGs for the docs). They use the system's Chromium, never one Playwright downloads: {@code GANTRY_CHROMIUM}
- * (default {@code /usr/bin/chromium}) and axe-core's script {@code GANTRY_AXE_JS} (default
+ * (full-page PNGs for the docs). They use the system's Chromium, never one Playwright downloads:
+ * {@code GANTRY_CHROMIUM} (default {@code /usr/bin/chromium}) and axe-core's script {@code GANTRY_AXE_JS} (default
  * {@code ~/.cache/gantry/axe-core-VERSION/axe.min.js}), both set up and exported by {@code bin/test}
  * ({@code bin/lib/browser.sh}; {@code GANTRY_NO_BROWSER=1} skips that). When either is missing the tests fail saying
  * so; they never skip.
