@@ -20,13 +20,14 @@ import org.slf4j.LoggerFactory;
  * was taken over (it had been paused, say) and must then stop. A holder that stops cleanly {@linkplain #resign
  * resigns}, so that another takes over at its next look.
  *
- * <p>Not thread-safe: one thread looks.
+ * <p>Used by the autoscaler (role {@code autoscaler}) and the status page's incident writer (role
+ * {@code status-page}); each role is its own row and its own leadership. Not thread-safe: one thread looks.
  */
-final class Leadership {
+public final class Leadership {
     private static final Logger LOG = LoggerFactory.getLogger(Leadership.class);
 
-    /** The row as one look saw it. */
-    record Holder(String holder, long term, long beats, Instant renewedAt) {
+    /** The row as one look saw it: who holds it, since which change of holder, and how often it was renewed. */
+    public record Holder(String holder, long term, long beats, Instant renewedAt) {
     }
 
     private final Jdbi jdbi;
@@ -43,7 +44,7 @@ final class Leadership {
      * @param self          this server's instance id
      * @param takeoverAfter how long the row must be seen standing still before this server takes it over
      */
-    Leadership(Jdbi jdbi, String role, String self, Duration takeoverAfter, InstantSource clock) {
+    public Leadership(Jdbi jdbi, String role, String self, Duration takeoverAfter, InstantSource clock) {
         this.jdbi = jdbi;
         this.role = Objects.requireNonNull(role, "role");
         this.self = Objects.requireNonNull(self, "self");
@@ -57,7 +58,7 @@ final class Leadership {
      *
      * @throws org.jdbi.v3.core.JdbiException if the database cannot be reached; the watch then starts again
      */
-    boolean look(boolean mayTakeOver) {
+    public boolean look(boolean mayTakeOver) {
         try {
             return jdbi.inTransaction(h -> look(h, mayTakeOver));
         } catch (RuntimeException e) {
@@ -113,7 +114,7 @@ final class Leadership {
     }
 
     /** Gives the row up if this server holds it, so that another server leads from its next look. */
-    void resign() {
+    public void resign() {
         int deleted = jdbi.withHandle(h -> h.createUpdate(
                         "DELETE FROM gantry.leadership WHERE role = :role AND holder = :self")
                 .bind("role", role).bind("self", self).execute());
@@ -123,11 +124,12 @@ final class Leadership {
     }
 
     /** The holder the last look saw (empty before one, or if it saw no row); this server when it led. */
-    Optional<Holder> lastSeen() {
+    public Optional<Holder> lastSeen() {
         return Optional.ofNullable(lastSeen);
     }
 
-    String self() {
+    /** This server's instance id, as the row names its holder. */
+    public String self() {
         return self;
     }
 }

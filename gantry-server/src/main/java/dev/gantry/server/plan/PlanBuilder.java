@@ -45,6 +45,11 @@ public final class PlanBuilder {
 
     /** Plans built at once; each mostly waits for git (plans of one project share a fetch). */
     public static final int CONCURRENCY = 2;
+    /**
+     * How the message of a {@link PipelineError#PLAN} error starts when the server, not the config, failed to plan:
+     * the status page counts these against pipeline intake.
+     */
+    public static final String INTERNAL_ERROR = "planning failed on an internal error";
 
     /** What one call did. */
     public enum Outcome {
@@ -121,8 +126,8 @@ public final class PlanBuilder {
             }
             String errorId = UUID.randomUUID().toString();
             LOG.error("planning pipeline {} failed on its last delivery, error id {}", pipelineId, errorId, e);
-            store.errored(pipelineId, null, List.of(new PipelineError(PipelineError.PLAN, "planning failed on an "
-                    + "internal error; the server log has the details under error id " + errorId)));
+            store.errored(pipelineId, null, List.of(new PipelineError(PipelineError.PLAN, INTERNAL_ERROR
+                    + "; the server log has the details under error id " + errorId)));
         }
     }
 
