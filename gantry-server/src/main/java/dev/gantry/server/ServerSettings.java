@@ -4,6 +4,7 @@ import dev.gantry.server.agent.AgentSettings;
 import dev.gantry.server.project.RepositoryPolicy;
 import dev.gantry.server.retention.RetentionSettings;
 import dev.gantry.server.secret.MasterKeys;
+import dev.gantry.server.status.StatusSettings;
 import dev.gantry.server.storage.S3Settings;
 import java.net.URI;
 import java.nio.file.Path;
@@ -44,10 +45,13 @@ import java.util.regex.Pattern;
  *                      database, so that several servers of one database share them ({@code GANTRY_BLOB_STORE},
  *                      {@code GANTRY_S3_…}, see {@link S3Settings}); null, the default, for files under
  *                      {@code $GANTRY_HOME}
+ * @param status        how the status page measures: its evaluation period, windows and objectives
+ *                      ({@code GANTRY_STATUS_…}, see {@link StatusSettings}); by default every 10 s over 5 and 60 min
  */
 public record ServerSettings(String host, int port, AgentSettings agent, RetentionSettings retention,
                              URI orbRegistry, TlsSettings tls, Path masterKeyFile, RepositoryPolicy repositories,
-                             URI externalUrl, int maxPipelineJobs, S3Settings blobStore) {
+                             URI externalUrl, int maxPipelineJobs, S3Settings blobStore,
+                             StatusSettings status) {
     /** The environment variable {@link #orbRegistry()} is read from. */
     public static final String ORB_REGISTRY_VARIABLE = "GANTRY_ORB_REGISTRY";
     /** The environment variable {@link #host()} is read from. */
@@ -68,6 +72,7 @@ public record ServerSettings(String host, int port, AgentSettings agent, Retenti
         Objects.requireNonNull(agent, "agent");
         Objects.requireNonNull(repositories, "repositories");
         Objects.requireNonNull(retention, "retention");
+        Objects.requireNonNull(status, "status");
         if (host == null || !HOST_PATTERN.matcher(host).matches()) {
             throw new IllegalArgumentException("host " + HOST_RULE + ", got " + host);
         }
@@ -117,7 +122,7 @@ public record ServerSettings(String host, int port, AgentSettings agent, Retenti
     /** The loopback interface, {@code port} and {@code agent}, and the default retention. */
     public ServerSettings(int port, AgentSettings agent) {
         this(HOST, port, agent, RetentionSettings.defaults(), null, null, null, RepositoryPolicy.PUBLIC_ONLY, null,
-                DEFAULT_MAX_PIPELINE_JOBS, null);
+                DEFAULT_MAX_PIPELINE_JOBS, null, StatusSettings.defaults());
     }
 
     /** {@code port} and the agent settings' defaults. */
@@ -144,7 +149,7 @@ public record ServerSettings(String host, int port, AgentSettings agent, Retenti
                         flag(environment, RepositoryPolicy.LOCAL_VARIABLE),
                         flag(environment, RepositoryPolicy.PRIVATE_VARIABLE)),
                 externalUrlFromEnvironment(environment), maxPipelineJobsFromEnvironment(environment),
-                S3Settings.fromEnvironment(environment));
+                S3Settings.fromEnvironment(environment), StatusSettings.fromEnvironment(environment));
     }
 
     private static URI externalUrlFromEnvironment(Map<String, String> environment) {
@@ -264,55 +269,55 @@ public record ServerSettings(String host, int port, AgentSettings agent, Retenti
     /** These settings with another host. */
     public ServerSettings withHost(String host) {
         return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories,
-                externalUrl, maxPipelineJobs, blobStore);
+                externalUrl, maxPipelineJobs, blobStore, status);
     }
 
     /** These settings with another port. */
     public ServerSettings withPort(int port) {
         return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories,
-                externalUrl, maxPipelineJobs, blobStore);
+                externalUrl, maxPipelineJobs, blobStore, status);
     }
 
     /** These settings with other agent timings. */
     public ServerSettings withAgent(AgentSettings agent) {
         return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories,
-                externalUrl, maxPipelineJobs, blobStore);
+                externalUrl, maxPipelineJobs, blobStore, status);
     }
 
     /** These settings with another orb registry, or null for none. */
     public ServerSettings withOrbRegistry(URI orbRegistry) {
         return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories,
-                externalUrl, maxPipelineJobs, blobStore);
+                externalUrl, maxPipelineJobs, blobStore, status);
     }
 
     /** These settings with other retention periods. */
     public ServerSettings withRetention(RetentionSettings retention) {
         return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories,
-                externalUrl, maxPipelineJobs, blobStore);
+                externalUrl, maxPipelineJobs, blobStore, status);
     }
 
     /** These settings with another repository policy. */
     public ServerSettings withRepositories(RepositoryPolicy repositories) {
         return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories,
-                externalUrl, maxPipelineJobs, blobStore);
+                externalUrl, maxPipelineJobs, blobStore, status);
     }
 
     /** These settings with HTTPS on {@code tls}'s port, or null for HTTP only. */
     public ServerSettings withTls(TlsSettings tls) {
         return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories,
-                externalUrl, maxPipelineJobs, blobStore);
+                externalUrl, maxPipelineJobs, blobStore, status);
     }
 
     /** These settings with another external URL, or null for where the server listens. */
     public ServerSettings withExternalUrl(URI externalUrl) {
         return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories,
-                externalUrl, maxPipelineJobs, blobStore);
+                externalUrl, maxPipelineJobs, blobStore, status);
     }
 
     /** These settings with another most jobs of a pipeline. */
     public ServerSettings withMaxPipelineJobs(int maxPipelineJobs) {
         return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories,
-                externalUrl, maxPipelineJobs, blobStore);
+                externalUrl, maxPipelineJobs, blobStore, status);
     }
 
     /**
@@ -321,7 +326,13 @@ public record ServerSettings(String host, int port, AgentSettings agent, Retenti
      */
     public ServerSettings withBlobStore(S3Settings blobStore) {
         return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories,
-                externalUrl, maxPipelineJobs, blobStore);
+                externalUrl, maxPipelineJobs, blobStore, status);
+    }
+
+    /** These settings with the status page measuring as {@code status} says. */
+    public ServerSettings withStatus(StatusSettings status) {
+        return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories,
+                externalUrl, maxPipelineJobs, blobStore, status);
     }
 
     /** True when {@code host} follows {@link #HOST_RULE} (as far as its characters tell). */
