@@ -57,6 +57,8 @@ import dev.gantry.server.secret.MasterKeys;
 import dev.gantry.server.secret.SecretBox;
 import dev.gantry.server.secret.SecretRoutes;
 import dev.gantry.server.secret.Secrets;
+import dev.gantry.server.status.StatusPage;
+import dev.gantry.server.status.StatusRoutes;
 import dev.gantry.server.storage.BlobStore;
 import dev.gantry.server.storage.Storage;
 import dev.gantry.server.webhook.WebhookRoutes;
@@ -291,6 +293,11 @@ public final class GantryServer implements AutoCloseable {
                         tasksQueued, settings.maxPipelineJobs()).start(instance));
             }
             Users users = new Users(jdbi, clock, new SecureRandom()).ensureAdmin();
+            // The status page evaluates in the background from here on; requests read only what it last computed.
+            StatusPage status = new StatusPage(jdbi, metrics.registry(), settings.status(), instance,
+                    new ImagePools(fleetConfig), fleetConfig.resourceClasses().all().stream()
+                    .map(c -> c.name()).toList(), clock);
+            queueLoops.add(status);
             ApiAuthentication authentication = new ApiAuthentication(tokens.hash(TokenKind.ADMIN), users);
             AuditLog audit = new AuditLog(jdbi, clock);
             JobRoutes jobs = new JobRoutes(jdbi, new FleetView(fleet), clock, externalUrl);
@@ -308,11 +315,13 @@ public final class GantryServer implements AutoCloseable {
                     new ScheduleRoutes(schedules), new SecretRoutes(secrets, secretBox), new UserRoutes(users),
                     new AgentTokenRoutes(jdbi, clock, new SecureRandom()), new HealthCheck(jdbi),
                     new WebUi(jdbi, authentication, jobs, commands, storage.output(jdbi), audit, clock,
-                            new SecureRandom()));
+                            new SecureRandom()),
+                    new StatusRoutes(status, externalUrl));
             Javalin http = api.http();
             startHttp(http, settings);
             externalUrl.listening(ServerSettings.localUrl(settings.host(), httpPort(http)));
             agents.start();
+            status.start();
             if (autoscaling != null) {
                 queueLoops.addFirst(autoscaling); // first to stop: it stops the agents it started
                 autoscaling.start(fleet, ServerSettings.localUrl(settings.host(), httpPort(http)));

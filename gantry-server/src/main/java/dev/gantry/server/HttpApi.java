@@ -25,6 +25,7 @@ import dev.gantry.server.results.ResultsApi;
 import dev.gantry.server.schedule.ScheduleRoutes;
 import dev.gantry.server.secret.SecretRoutes;
 import dev.gantry.server.ui.WebUi;
+import dev.gantry.server.status.StatusRoutes;
 import dev.gantry.server.webhook.WebhookRoutes;
 import dev.gantry.server.workflow.WorkflowRoutes;
 import io.javalin.Javalin;
@@ -64,7 +65,8 @@ final class HttpApi {
                       ServerMetrics metrics, AgentApi agents, ResultsApi results, OrbRoutes orbs,
                       WebhookRoutes webhooks, Continuations continuations, ScheduleRoutes schedules,
                       SecretRoutes secrets, UserRoutes users, AgentTokenRoutes agentTokens,
-                      HealthCheck health, WebUi ui) {
+                      HealthCheck health, WebUi ui,
+                      StatusRoutes status) {
         ErrorResponses errors = new ErrorResponses();
         List<ApiRoutes.Route> table = new ArrayList<>();
         Javalin http = Javalin.create(config -> {
@@ -181,6 +183,11 @@ final class HttpApi {
             api.post(organization + "/agent-token", organizationAdmin, agentTokens::issue);
             api.get(organization + "/agent-token", organizationAdmin, agentTokens::list);
             api.delete(organization + "/agent-token/{id}", organizationAdmin, agentTokens::revoke);
+            // The status page (issue 32): public and cacheable, served from memory so it answers while the database
+            // does not; an admin may add a note to an incident, and nobody may hide one (there is no such route).
+            config.routes.get(StatusRoutes.JSON, status::json);
+            config.routes.get(StatusRoutes.ATOM, status::atom);
+            api.post(StatusRoutes.NOTES, Access.SITE_ADMIN, status::addNote);
             table.addAll(api.table());
             // Outside /api/v2: a forge has no API token; the route checks the delivery's signature instead.
             config.routes.post("/webhooks/{provider}", webhooks::receive);
