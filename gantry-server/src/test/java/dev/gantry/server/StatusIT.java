@@ -179,6 +179,8 @@ class StatusIT {
         JsonNode longWindow = component(json.json(), "api").at("/slis/1");
         assertThat(longWindow.get("window_seconds").asLong()).isEqualTo(20);
         assertThat(longWindow.get("events").asLong()).as("API requests, summed").isGreaterThanOrEqualTo(5);
+        assertThat(component(json.json(), "job-output").at("/slis/1/events").asLong()).as("the agent's output")
+                .isPositive();
         ApiClient.Answer atom = anonymous.get("/status.atom");
         assertThat(atom.status()).isEqualTo(200);
         assertThat(atom.header("Content-Type")).startsWith("application/atom+xml");
@@ -209,6 +211,7 @@ class StatusIT {
         String agentId = agent.registered("big-box", cpu, memoryMb);
         for (int i = 0; i < jobs.length; i++) {
             AgentClient.Claimed task = AgentClient.claimed(agent.claim(agentId, cpu, memoryMb));
+            assertThat(agent.output(task, task.lease(), 0, "make\n").status()).isLessThan(300);
             assertThat(agent.complete(task, task.lease(), "success").status()).isEqualTo(200);
         }
     }

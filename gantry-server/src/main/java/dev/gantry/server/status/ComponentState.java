@@ -18,7 +18,10 @@ public enum ComponentState {
     MAJOR_OUTAGE("major_outage", "Major outage", 3),
     /** The component is not measured yet (notifications until issue 33 feeds them). */
     NO_DATA("no_data", "No data yet", -1),
-    /** The figures cannot be read now (the database does not answer); {@link ComponentStatus#reason()} says since when. */
+    /**
+     * The figures cannot be read now (the database does not answer); {@link ComponentStatus#reason()} says since
+     * when.
+     */
     UNKNOWN("unknown", "Unknown", -1);
 
     private final String id;
@@ -36,12 +39,15 @@ public enum ComponentState {
         return id;
     }
 
-    /** For people: "Operational", "Degraded performance", "Partial outage", "Major outage", "No data yet", "Unknown". */
+    /**
+     * For people: "Operational", "Degraded performance", "Partial outage", "Major outage", "No data yet",
+     * "Unknown".
+     */
     public String label() {
         return label;
     }
 
-    /** True for {@link #DEGRADED}, {@link #PARTIAL_OUTAGE} and {@link #MAJOR_OUTAGE}: the states an incident records. */
+    /** True for {@link #DEGRADED}, {@link #PARTIAL_OUTAGE} and {@link #MAJOR_OUTAGE}, the states incidents record. */
     public boolean isIncident() {
         return severity > 0;
     }

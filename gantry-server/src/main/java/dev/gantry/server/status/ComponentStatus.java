@@ -35,7 +35,7 @@ public record ComponentStatus(String id, String name, String group, ComponentSta
     public static final String JOB_OUTPUT = "job-output";
     public static final String NOTIFICATIONS = "notifications";
     public static final String DATABASE = "database";
-    /** The prefix of the job-start rows' ids, followed by the resource class and, outside the default pool, the pool. */
+    /** The prefix of the job-start rows' ids, then the resource class and, outside the default pool, the pool. */
     public static final String JOB_STARTS_PREFIX = "job-starts/";
 
     public ComponentStatus {

@@ -101,7 +101,8 @@ final class RequestCounts {
             Tally total = totals.getOrDefault(s, new Tally(0, 0));
             Tally last = lastTotals.getOrDefault(s, new Tally(0, 0));
             // A meter is never reset while the server runs, so the totals only grow.
-            Tally delta = new Tally(Math.max(0, total.requests - last.requests), Math.max(0, total.errors - last.errors));
+            Tally delta = new Tally(Math.max(0, total.requests - last.requests),
+                    Math.max(0, total.errors - last.errors));
             period.merge(s, delta, Tally::plus);
         }
         lastTotals = totals;

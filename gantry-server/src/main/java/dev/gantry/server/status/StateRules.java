@@ -19,7 +19,8 @@ import java.util.Map;
  *   <li><b>Error rates</b> (API, job output, the intake's triggers and plans): over the short window, above
  *       {@value #DEGRADED_PERCENT} % is degraded, from {@value #PARTIAL_PERCENT} % a partial outage, from
  *       {@value #MAJOR_PERCENT} % a major outage. A window with fewer than {@value #MIN_EVENTS} events is not judged
- *       (three requests with one 5xx are not an outage of a third of the API): it shows as operational and says so.</li>
+ *       (three requests with one 5xx are not an outage of a third of the API): it shows as operational and says
+ *       so.</li>
  *   <li><b>Waits</b> (job starts against the job start objective, plans against the plan objective): over the
  *       objective is degraded, over {@value #PARTIAL_FACTOR} times it a partial outage, over {@value #MAJOR_FACTOR}
  *       times it a major outage. Job starts are judged on the p95 of queued → started over the short window, jobs

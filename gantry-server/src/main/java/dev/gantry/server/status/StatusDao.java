@@ -127,8 +127,8 @@ interface StatusDao {
 
     @SqlQuery("""
             SELECT count(*) AS pending,
-                   coalesce(greatest(0, extract(epoch FROM CAST(:now AS timestamptz) - min(created_at)) * 1000), 0)::bigint
-                       AS oldest_ms
+                   coalesce(greatest(0, extract(epoch FROM CAST(:now AS timestamptz) - min(created_at)) * 1000),
+                            0)::bigint AS oldest_ms
             FROM gantry.pipeline WHERE state = 'pending'
             """)
     PendingRow pending(OffsetDateTime now);

@@ -11,8 +11,8 @@ import java.util.Objects;
  * planning are held to. The error-rate thresholds are fixed ({@code StateRules}). Checked when made, never replaced
  * by a default. Immutable.
  *
- * @param evaluateEvery     how often each server reads the figures and recomputes the page ({@value #EVALUATE_EVERY_VARIABLE},
- *                          default 10 s); a change shows within about this long
+ * @param evaluateEvery     how often each server reads the figures and recomputes the page
+ *                          ({@value #EVALUATE_EVERY_VARIABLE}, default 10 s); a change shows within about this long
  * @param shortWindow       the window that decides the states ({@value #SHORT_WINDOW_VARIABLE}, default 5 min)
  * @param longWindow        the window shown beside it for context ({@value #LONG_WINDOW_VARIABLE}, default 60 min)
  * @param jobStartObjective the p95 of queued → started each resource class is held to
@@ -93,7 +93,7 @@ public record StatusSettings(Duration evaluateEvery, Duration shortWindow, Durat
         }
     }
 
-    /** These settings evaluating every {@code evaluateEvery} over the windows {@code shortWindow} and {@code longWindow}. */
+    /** These settings evaluating every {@code evaluateEvery} over {@code shortWindow} and {@code longWindow}. */
     public StatusSettings withTimings(Duration evaluateEvery, Duration shortWindow, Duration longWindow) {
         return new StatusSettings(evaluateEvery, shortWindow, longWindow, jobStartObjective, planObjective);
     }

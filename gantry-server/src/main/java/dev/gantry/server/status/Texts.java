@@ -23,7 +23,8 @@ final class Texts {
         if (millis < 10_000 && millis % 1_000 != 0) {
             // Tenths rounded up, so that a wait just over an objective of 1s never reads "1s".
             long tenths = (millis + 99) / 100;
-            return tenths % 10 == 0 ? tenths / 10 + "s" : String.format(Locale.ROOT, "%d.%ds", tenths / 10, tenths % 10);
+            return tenths % 10 == 0 ? tenths / 10 + "s"
+                    : String.format(Locale.ROOT, "%d.%ds", tenths / 10, tenths % 10);
         }
         long seconds = millis / 1_000;
         if (seconds < 60) {
