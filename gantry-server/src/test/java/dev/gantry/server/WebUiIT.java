@@ -121,6 +121,15 @@ class WebUiIT {
     }
 
     @Test
+    void the_status_page_is_public_and_cacheable() throws Exception {
+        HttpResponse<String> page = get("/status", null);
+
+        assertThat(page.statusCode()).isEqualTo(200);
+        assertThat(page.headers().firstValue("Cache-Control")).hasValue("public, max-age=10");
+        assertThat(page.body()).contains("Gantry status").contains("Database").contains("/status.atom");
+    }
+
+    @Test
     void signing_out_ends_the_session() throws Exception {
         String session = signIn();
         String csrf = csrfOf(get("/projects", session).body());

@@ -9,6 +9,9 @@ import dev.gantry.server.job.JobDetailsJson;
 import dev.gantry.server.job.JobRoutes;
 import dev.gantry.server.orchestrator.WorkflowCommands;
 import dev.gantry.server.project.ProjectSlug;
+import dev.gantry.server.status.StatusPage;
+import dev.gantry.server.status.StatusReport;
+import dev.gantry.server.status.StatusRoutes;
 import dev.gantry.server.storage.OutputStore;
 import gg.jte.ContentType;
 import gg.jte.TemplateEngine;
@@ -55,10 +58,11 @@ public final class WebUi {
     private final OutputStore output;
     private final AuditLog audit;
     private final InstantSource clock;
+    private final StatusPage status;
     private final TemplateEngine templates = TemplateEngine.createPrecompiled(ContentType.Html);
 
     public WebUi(Jdbi jdbi, ApiAuthentication authentication, JobRoutes jobs, WorkflowCommands commands,
-                 OutputStore output, AuditLog audit, InstantSource clock, SecureRandom random) {
+                 OutputStore output, AuditLog audit, StatusPage status, InstantSource clock, SecureRandom random) {
         this.sessions = new UiSessions(jdbi, authentication, clock, random);
         this.reads = new UiReads(jdbi);
         this.jobs = jobs;
@@ -66,6 +70,7 @@ public final class WebUi {
         this.output = output;
         this.audit = audit;
         this.clock = clock;
+        this.status = status;
     }
 
     // ---- page models, one per template ----
@@ -111,11 +116,19 @@ public final class WebUi {
     public record ErrorPage(Chrome chrome, int status, String message) {
     }
 
+    public record StatusView(Chrome chrome, StatusReport report) {
+    }
+
     // ---- routes ----
 
     public void addRoutes(RoutesConfig routes) {
         routes.get("/", ctx -> ctx.redirect(sessions.of(ctx).isPresent() ? "/projects" : "/sign-in"));
         routes.get("/assets/{name}", this::asset);
+        // Public and cacheable, from what the status page last computed: it answers while the database is down.
+        routes.get(StatusRoutes.PAGE, ctx -> {
+            render(ctx, 200, "status.jte", new StatusView(chrome("Status", null, List.of()), status.current()));
+            ctx.header("Cache-Control", "public, max-age=" + StatusRoutes.MAX_AGE_SECONDS);
+        });
         routes.get("/sign-in", ctx -> render(ctx, 200, "sign_in.jte",
                 new SignInPage(chrome("Sign in", null, List.of()), null, safeNext(ctx.queryParam("next")))));
         routes.post("/sign-in", this::signIn);
