@@ -339,7 +339,7 @@ class LimitsSecurityIT {
 
         assertThat(details.status()).as(details.body()).isEqualTo(200);
         assertThat(details.json().get("web_url").asText())
-                .isEqualTo(EXTERNAL + "/api/v2/project/gantry/acme/app/job/" + number);
+                .isEqualTo(EXTERNAL + "/jobs/gantry/acme/app/" + number);
         assertThat(artifacts.status()).as(artifacts.body()).isEqualTo(200);
         assertThat(artifacts.json().get("items")).singleElement().satisfies(item -> assertThat(item.get("url")
                 .asText()).isEqualTo(EXTERNAL + "/api/v2/project/gantry/acme/app/" + number
