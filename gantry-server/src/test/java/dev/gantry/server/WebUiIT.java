@@ -134,6 +134,8 @@ class WebUiIT {
         String session = signIn();
         String csrf = csrfOf(get("/projects", session).body());
 
+        assertThat(post("/sign-out", session, "_csrf=forged", true).statusCode()).isEqualTo(403);
+        assertThat(get("/projects", session).statusCode()).as("a forged sign-out ends nothing").isEqualTo(200);
         assertThat(post("/sign-out", session, "_csrf=" + csrf, true).statusCode()).isEqualTo(303);
         assertThat(get("/projects", session).statusCode()).isEqualTo(302);
     }

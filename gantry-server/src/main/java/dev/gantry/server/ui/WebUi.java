@@ -133,6 +133,9 @@ public final class WebUi {
                 new SignInPage(chrome("Sign in", null, List.of()), null, safeNext(ctx.queryParam("next")))));
         routes.post("/sign-in", this::signIn);
         routes.post("/sign-out", page((ctx, session) -> {
+            if (!UiSessions.sameOrigin(ctx) || !UiSessions.csrfMatches(ctx, session)) {
+                throw ApiException.forbidden("this form has expired or did not come from this server");
+            }
             sessions.signOut(ctx);
             ctx.redirect("/sign-in", io.javalin.http.HttpStatus.SEE_OTHER);
         }));
