@@ -1,6 +1,7 @@
 package dev.gantry.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.gantry.server.auth.TokenKind;
 import dev.gantry.testkit.EmbeddedPostgresExtension;
@@ -11,6 +12,8 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
 import java.util.UUID;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -138,6 +141,25 @@ class WebUiIT {
         assertThat(get("/projects", session).statusCode()).as("a forged sign-out ends nothing").isEqualTo(200);
         assertThat(post("/sign-out", session, "_csrf=" + csrf, true).statusCode()).isEqualTo(303);
         assertThat(get("/projects", session).statusCode()).isEqualTo(302);
+    }
+
+    @Test
+    void while_the_database_is_down_pages_and_sign_in_say_so_as_a_page_with_retry_after() throws Exception {
+        String session = signIn();
+        pg.stopServer();
+        try {
+            for (HttpResponse<String> answer : List.of(get("/projects", session),
+                    post("/sign-in", null, "token=" + server.token(TokenKind.ADMIN), true))) {
+                assertThat(answer.statusCode()).isEqualTo(503);
+                assertThat(answer.headers().firstValue("Content-Type").orElseThrow()).startsWith("text/html");
+                assertThat(answer.headers().firstValue("Retry-After")).isPresent();
+                assertThat(answer.body()).contains("the database cannot take this request now; retry after");
+            }
+        } finally {
+            pg.startServer();
+        }
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> get("/projects", session).statusCode() == 200);
     }
 
     private String workflowStatus() {

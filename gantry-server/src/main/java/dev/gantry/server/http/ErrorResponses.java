@@ -12,7 +12,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The one mapper from a failed request to its answer, always JSON with a {@code "message"}:
+ * The one mapper from a failed request to its answer, JSON with a {@code "message"} for the API (the web UI shows
+ * the same answer as a page):
  * <ul>
  *   <li>{@link ApiException}: its status and message, and {@code "field"} when one field is at fault;</li>
  *   <li>Javalin's own (no such route 404, wrong method 405, ...): their status, with a message of ours;</li>
@@ -31,41 +32,63 @@ public final class ErrorResponses {
     /** How long a client waits before retrying a request the blob storage could not take. */
     static final int STORAGE_RETRY_AFTER_SECONDS = 5;
 
-    /** Answers {@code ctx} for {@code failure}; register it as the exception handler for {@link Exception}. */
+    /**
+     * What a failed request is answered: its status, a message for people, and the one field at fault or the error id
+     * (the {@code "field"} or {@code "error_id"} of the JSON). {@link #answer} decides it once; the API sends it as
+     * JSON ({@link #handle}), the web UI as a page.
+     */
+    public record Answer(int status, String message, String key, String value) {
+        Map<String, String> body() {
+            Map<String, String> body = new LinkedHashMap<>();
+            body.put("message", message);
+            if (key != null && value != null) {
+                body.put(key, value);
+            }
+            return body;
+        }
+    }
+
+    /** Answers {@code ctx} for {@code failure} as JSON; register it as the exception handler for {@link Exception}. */
     public void handle(Exception failure, Context ctx) {
+        Answer answer = answer(failure, ctx);
+        Json.respond(ctx, answer.status(), answer.body());
+    }
+
+    /** Logs {@code failure}, sets the headers its answer needs ({@code Retry-After}, ...) and returns the answer. */
+    public Answer answer(Exception failure, Context ctx) {
         if (failure instanceof StorageUnavailableException storage) {
             LOG.warn("{} {}: the blob storage is unavailable, answered 503 ({})", ctx.method(), ctx.path(),
                     storage.getMessage());
             ctx.header("Retry-After", Integer.toString(STORAGE_RETRY_AFTER_SECONDS));
-            Json.respond(ctx, 503, body("the blob storage cannot take this request now; retry after "
-                    + STORAGE_RETRY_AFTER_SECONDS + " seconds", null, null));
-        } else if (failure instanceof ApiException api) {
+            return new Answer(503, "the blob storage cannot take this request now; retry after "
+                    + STORAGE_RETRY_AFTER_SECONDS + " seconds", null, null);
+        }
+        if (failure instanceof ApiException api) {
             if (api.status() == 401) {
                 ctx.header("WWW-Authenticate", "Bearer");
             }
-            Json.respond(ctx, api.status(), body(api.getMessage(), "field", api.field().orElse(null)));
-        } else if (failure instanceof HttpResponseException http) {
-            Json.respond(ctx, http.getStatus(), body(javalinMessage(http, ctx), null, null));
-        } else {
-            Optional<Duration> retryAfter = DatabaseFailures.retryAfter(failure);
-            if (retryAfter.isPresent()) {
-                long seconds = Math.max(1, (retryAfter.get().toMillis() + 999) / 1000);
-                LOG.warn("{} {}: {}, answered 503 ({})", ctx.method(), ctx.path(), RequestLocks.timedOut(failure)
-                        ? "a lock wait ran out" : "the database is unavailable", rootCause(failure));
-                ctx.header("Retry-After", Long.toString(seconds));
-                String after = "retry after " + seconds + (seconds == 1 ? " second" : " seconds");
-                Json.respond(ctx, 503, body(RequestLocks.timedOut(failure)
-                        ? "another request holds a lock this one needs (on the project, workflow or job it names) "
-                        + "and did not release it within " + RequestLocks.LOCK_TIMEOUT.toSeconds() + " seconds; "
-                        + "nothing was written; " + after
-                        : "the database cannot take this request now; " + after, null, null));
-            } else {
-                String errorId = UUID.randomUUID().toString();
-                LOG.error("{} {} failed, error id {}", ctx.method(), ctx.path(), errorId, failure);
-                Json.respond(ctx, 500, body("internal server error; the server log has the details under error id "
-                        + errorId, "error_id", errorId));
-            }
+            return new Answer(api.status(), api.getMessage(), "field", api.field().orElse(null));
         }
+        if (failure instanceof HttpResponseException http) {
+            return new Answer(http.getStatus(), javalinMessage(http, ctx), null, null);
+        }
+        Optional<Duration> retryAfter = DatabaseFailures.retryAfter(failure);
+        if (retryAfter.isPresent()) {
+            long seconds = Math.max(1, (retryAfter.get().toMillis() + 999) / 1000);
+            LOG.warn("{} {}: {}, answered 503 ({})", ctx.method(), ctx.path(), RequestLocks.timedOut(failure)
+                    ? "a lock wait ran out" : "the database is unavailable", rootCause(failure));
+            ctx.header("Retry-After", Long.toString(seconds));
+            String after = "retry after " + seconds + (seconds == 1 ? " second" : " seconds");
+            return new Answer(503, RequestLocks.timedOut(failure)
+                    ? "another request holds a lock this one needs (on the project, workflow or job it names) "
+                    + "and did not release it within " + RequestLocks.LOCK_TIMEOUT.toSeconds() + " seconds; "
+                    + "nothing was written; " + after
+                    : "the database cannot take this request now; " + after, null, null);
+        }
+        String errorId = UUID.randomUUID().toString();
+        LOG.error("{} {} failed, error id {}", ctx.method(), ctx.path(), errorId, failure);
+        return new Answer(500, "internal server error; the server log has the details under error id " + errorId,
+                "error_id", errorId);
     }
 
     /** The innermost cause, which says what happened (a refused connection) without the statement around it. */
@@ -83,14 +106,5 @@ public final class ErrorResponses {
             case 405 -> "method " + ctx.method() + " is not allowed on " + ctx.path();
             default -> http.getMessage();
         };
-    }
-
-    private static Map<String, String> body(String message, String key, String value) {
-        Map<String, String> body = new LinkedHashMap<>();
-        body.put("message", message);
-        if (key != null && value != null) {
-            body.put(key, value);
-        }
-        return body;
     }
 }

@@ -5,6 +5,7 @@ import dev.gantry.server.auth.AuditLog;
 import dev.gantry.server.auth.Principal;
 import dev.gantry.server.auth.Role;
 import dev.gantry.server.http.ApiException;
+import dev.gantry.server.http.ErrorResponses;
 import dev.gantry.server.job.JobDetailsJson;
 import dev.gantry.server.job.JobRoutes;
 import dev.gantry.server.orchestrator.WorkflowCommands;
@@ -60,6 +61,7 @@ public final class WebUi {
     private final InstantSource clock;
     private final StatusPage status;
     private final TemplateEngine templates = TemplateEngine.createPrecompiled(ContentType.Html);
+    private final ErrorResponses errors = new ErrorResponses();
 
     public WebUi(Jdbi jdbi, ApiAuthentication authentication, JobRoutes jobs, WorkflowCommands commands,
                  OutputStore output, AuditLog audit, StatusPage status, InstantSource clock, SecureRandom random) {
@@ -114,6 +116,14 @@ public final class WebUi {
     }
 
     public record ErrorPage(Chrome chrome, int status, String message) {
+        public String title() {
+            return switch (status) {
+                case 404 -> "Not found";
+                case 401, 403 -> "Not allowed";
+                case 503 -> "Unavailable for a moment";
+                default -> "Something went wrong";
+            };
+        }
     }
 
     public record StatusView(Chrome chrome, StatusReport report) {
@@ -176,19 +186,20 @@ public final class WebUi {
 
     private void signIn(Context ctx) {
         String next = safeNext(ctx.formParam("next"));
-        if (!UiSessions.sameOrigin(ctx)) {
-            throw ApiException.forbidden("this form must be sent from this server's own sign-in page");
-        }
-        String token = ctx.formParam("token");
         try {
+            if (!UiSessions.sameOrigin(ctx)) {
+                throw ApiException.forbidden("this form must be sent from this server's own sign-in page");
+            }
+            String token = ctx.formParam("token");
             if (token == null || token.isBlank()) {
                 throw ApiException.unauthorized("enter your API token, or the admin token from "
                         + "$GANTRY_HOME/admin-token");
             }
             sessions.signIn(ctx, token);
-        } catch (ApiException e) {
-            render(ctx, e.status(), "sign_in.jte", new SignInPage(chrome("Sign in", null, List.of()),
-                    e.getMessage(), next));
+        } catch (Exception failure) {
+            ErrorResponses.Answer answer = errors.answer(failure, ctx);
+            render(ctx, answer.status(), "sign_in.jte", new SignInPage(chrome("Sign in", null, List.of()),
+                    answer.message(), next));
             return;
         }
         ctx.redirect(next, io.javalin.http.HttpStatus.SEE_OTHER);
@@ -318,21 +329,24 @@ public final class WebUi {
     /** A page for a signed-in session: without one, the browser goes to sign in and comes back. */
     private Handler page(PageHandler handler) {
         return ctx -> {
-            Optional<UiSessions.Session> session = sessions.of(ctx);
-            if (session.isEmpty()) {
-                if (ctx.header("HX-Request") != null) {
-                    ctx.header("HX-Redirect", "/sign-in");
-                    ctx.status(401);
+            Optional<UiSessions.Session> session = Optional.empty();
+            try {
+                session = sessions.of(ctx);
+                if (session.isEmpty()) {
+                    if (ctx.header("HX-Request") != null) {
+                        ctx.header("HX-Redirect", "/sign-in");
+                        ctx.status(401);
+                        return;
+                    }
+                    ctx.redirect("/sign-in?next=" + url(ctx.path()));
                     return;
                 }
-                ctx.redirect("/sign-in?next=" + url(ctx.path()));
-                return;
-            }
-            try {
                 handler.handle(ctx, session.get());
-            } catch (ApiException e) {
-                render(ctx, e.status(), "error.jte", new ErrorPage(chrome("Error", session.get(), List.of(
-                        new Crumb("Projects", "/projects"))), e.status(), e.getMessage()));
+            } catch (Exception failure) {
+                // The API's answer (a database outage is a 503 with Retry-After, a bug a 500 with an error id), as a page.
+                ErrorResponses.Answer answer = errors.answer(failure, ctx);
+                render(ctx, answer.status(), "error.jte", new ErrorPage(chrome("Error", session.orElse(null),
+                        List.of(new Crumb("Projects", "/projects"))), answer.status(), answer.message()));
             }
         };
     }
