@@ -40,9 +40,13 @@ final class TestServer implements AutoCloseable {
 
     /** A server that leaves the plan messages in the queue, for tests that claim them themselves. */
     static TestServer startWithoutPlanBuilder(DataSource dataSource, Path home) {
-        return new TestServer(GantryServer.startWithoutPlanBuilder(new ServerSettings(0)
-                .withRepositories(RepositoryPolicy.ANYTHING), dataSource, home),
-                dataSource);
+        return startWithoutPlanBuilder(dataSource, home, new ServerSettings(0));
+    }
+
+    /** As {@link #startWithoutPlanBuilder(DataSource, Path)}, with {@code settings}; give it port 0. */
+    static TestServer startWithoutPlanBuilder(DataSource dataSource, Path home, ServerSettings settings) {
+        return new TestServer(GantryServer.startWithoutPlanBuilder(settings.withRepositories(
+                RepositoryPolicy.ANYTHING), dataSource, home), dataSource);
     }
 
     GantryServer server() {

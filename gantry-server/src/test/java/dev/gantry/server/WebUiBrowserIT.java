@@ -2,14 +2,18 @@ package dev.gantry.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.microsoft.playwright.Locator;
 import com.microsoft.playwright.Page;
+import com.microsoft.playwright.options.AriaRole;
 import dev.gantry.server.auth.TokenKind;
+import dev.gantry.server.status.StatusSettings;
 import dev.gantry.server.storage.FileOutputStore;
 import dev.gantry.testkit.Accessibility;
 import dev.gantry.testkit.Browser;
 import dev.gantry.testkit.EmbeddedPostgresExtension;
 import dev.gantry.testkit.Screenshots;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -36,7 +40,11 @@ class WebUiBrowserIT {
 
     @BeforeAll
     static void start() {
-        server = TestServer.startWithoutPlanBuilder(pg.dataSource(), home);
+        // The status page evaluated every half second, so its outage shows within a few seconds.
+        StatusSettings status = StatusSettings.defaults();
+        server = TestServer.startWithoutPlanBuilder(pg.dataSource(), home, new ServerSettings(0).withStatus(
+                new StatusSettings(Duration.ofMillis(500), status.shortWindow(), status.longWindow(),
+                        status.jobStartObjective(), status.planObjective())));
         browser = Browser.launch();
         axe = Accessibility.load();
     }
@@ -62,7 +70,7 @@ class WebUiBrowserIT {
         axe.assertNoSeriousViolations(page);
         Screenshots.fullPage(page, SCREENSHOTS.resolve("sign-in.png"));
         page.getByLabel("API token").fill(server.token(TokenKind.ADMIN));
-        page.getByRole(com.microsoft.playwright.options.AriaRole.BUTTON,
+        page.getByRole(AriaRole.BUTTON,
                 new Page.GetByRoleOptions().setName("Sign in")).click();
 
         page.waitForURL("**/projects");
@@ -101,5 +109,79 @@ class WebUiBrowserIT {
         page.navigate(server.api().baseUrl() + "/status");
         axe.assertNoSeriousViolations(page);
         Screenshots.fullPage(page, SCREENSHOTS.resolve("status.png"));
+    }
+
+    @Test
+    void a_viewer_reads_without_buttons_and_a_member_cancels_a_workflow_from_its_page() {
+        RunFixtures runs = new RunFixtures(server.jdbi(), "team");
+        UUID workflow = runs.workflow("deploy");
+        runs.job(workflow, "build").status("queued").insert();
+        String pipeline = server.api().baseUrl() + "/pipelines/gantry/team/app/1";
+
+        Page viewer = signedIn(userIn("team", "viewer"));
+        viewer.navigate(pipeline);
+        assertThat(viewer.locator("h2 .status").first().textContent()).isEqualToIgnoringCase("running");
+        assertThat(viewer.locator("main button").count()).as("a viewer's buttons").isZero();
+        axe.assertNoSeriousViolations(viewer);
+
+        Page member = signedIn(userIn("team", "member"));
+        member.navigate(pipeline);
+        member.getByRole(AriaRole.BUTTON, new Page.GetByRoleOptions().setName("Cancel workflow")).click();
+        member.getByRole(AriaRole.BUTTON, new Page.GetByRoleOptions().setName("Rerun workflow")).waitFor();
+        assertThat(member.locator("h2 .status").first().textContent()).isEqualToIgnoringCase("canceled");
+        String stored = server.jdbi().withHandle(h -> h.createQuery("SELECT status FROM gantry.workflow WHERE id = :id")
+                .bind("id", workflow).mapTo(String.class).one());
+        assertThat(stored).isEqualTo("canceled");
+        axe.assertNoSeriousViolations(member);
+    }
+
+    @Test
+    void while_the_database_is_down_a_page_says_so_and_the_status_page_shows_the_outage_then_the_recovery() {
+        Page page = signedIn(server.token(TokenKind.ADMIN));
+        pg.stopServer();
+        try {
+            page.navigate(server.api().baseUrl() + "/projects");
+            assertThat(page.locator("h1").textContent()).isEqualTo("Unavailable for a moment");
+            assertThat(page.locator("[role=alert]").textContent()).contains("the database cannot take this request");
+            axe.assertNoSeriousViolations(page);
+            awaitStatus(page, "Database", "Major outage");
+        } finally {
+            pg.startServer();
+        }
+        awaitStatus(page, "Database", "Operational");
+    }
+
+    /** Reloads the status page until {@code component}'s row shows {@code state}, as a person watching it would. */
+    private static void awaitStatus(Page page, String component, String state) {
+        long deadline = System.nanoTime() + StatusIT.WITHIN.toNanos();
+        Locator row = page.locator("tr", new Page.LocatorOptions().setHas(page.locator("th",
+                new Page.LocatorOptions().setHasText(component))));
+        while (true) {
+            page.navigate(server.api().baseUrl() + "/status");
+            if (row.locator(".state").first().textContent().equals(state)) {
+                return;
+            }
+            assertThat(System.nanoTime()).as("%s shown as %s within a minute", component, state).isLessThan(deadline);
+            page.waitForTimeout(500);
+        }
+    }
+
+    /** A user who has {@code role} in {@code organization}, made through the API; returns the user's token. */
+    private static String userIn(String organization, String role) {
+        String login = role + "-of-" + organization;
+        assertThat(server.api().post("/api/v2/user", "{\"login\": \"" + login + "\"}").status()).isEqualTo(201);
+        assertThat(server.api().put("/api/v2/organization/" + organization + "/member/" + login,
+                "{\"role\": \"" + role + "\"}").status()).isBetween(200, 204);
+        return server.api().post("/api/v2/user/" + login + "/token", "{\"label\": \"browser\"}").text("token");
+    }
+
+    /** A page in a browser context of its own, signed in with {@code token} through the form. */
+    private static Page signedIn(String token) {
+        Page page = browser.newPage();
+        page.navigate(server.api().baseUrl() + "/sign-in");
+        page.getByLabel("API token").fill(token);
+        page.getByRole(AriaRole.BUTTON, new Page.GetByRoleOptions().setName("Sign in")).click();
+        page.waitForURL("**/projects");
+        return page;
     }
 }
