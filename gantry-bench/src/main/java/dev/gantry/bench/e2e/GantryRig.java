@@ -81,16 +81,39 @@ final class GantryRig implements AutoCloseable {
         return client;
     }
 
+    /** The admin token the server wrote into its home, as a newcomer would sign in with it. */
+    String adminToken() throws IOException {
+        return Files.readString(home.resolve("admin-token")).strip();
+    }
+
     /** Workflows of the project that succeeded so far, counted in the database (cheaper than asking the API). */
     long succeededWorkflows() throws SQLException, IOException {
+        return workflows("status = 'success'");
+    }
+
+    /** Workflows of the project that ended, succeeded or failed, so far. */
+    long finishedWorkflows() throws SQLException, IOException {
+        return workflows("status IN ('success', 'failed')");
+    }
+
+    private long workflows(String condition) throws SQLException, IOException {
         // The embedded database asks for the password Gantry keeps beside it, also on its TCP port.
         String password = Files.readString(home.resolve("postgres.password")).strip();
         try (Connection c = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + databasePort + "/gantry",
                 "postgres", password); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT count(*) FROM gantry.workflow WHERE status = 'success'")) {
+             ResultSet rs = s.executeQuery("SELECT count(*) FROM gantry.workflow WHERE " + condition)) {
             rs.next();
             return rs.getLong(1);
         }
+    }
+
+    /** Adds branch {@code name} to the project's repository, holding {@code config} instead of {@link #CONFIG}. */
+    void branch(String name, String config) throws IOException {
+        Path repository = home.resolve("noop");
+        GantryProcesses.git(repository, "checkout", "-q", "-b", name);
+        Files.writeString(repository.resolve(".circleci/config.yml"), config);
+        GantryProcesses.git(repository, "commit", "-q", "-am", "config of " + name);
+        GantryProcesses.git(repository, "checkout", "-q", "main");
     }
 
     private void startServer() throws IOException, InterruptedException {
