@@ -17,6 +17,8 @@ import gg.jte.ContentType;
 import gg.jte.TemplateEngine;
 import gg.jte.output.StringOutput;
 import io.javalin.config.RoutesConfig;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.javalin.http.Context;
 import io.javalin.http.Handler;
 import java.io.IOException;
@@ -62,8 +64,10 @@ public final class WebUi implements AutoCloseable {
     private final LiveChanges changes;
     private final LiveStreams streams;
 
+    /** @param metrics where the live pages' open streams are counted ({@code gantry_ui_live_streams}) */
     public WebUi(Jdbi jdbi, ApiAuthentication authentication, JobRoutes jobs, WorkflowCommands commands,
-                 OutputStore output, AuditLog audit, StatusPage status, InstantSource clock, SecureRandom random) {
+                 OutputStore output, AuditLog audit, StatusPage status, MeterRegistry metrics, InstantSource clock,
+                 SecureRandom random) {
         this.sessions = new UiSessions(jdbi, authentication, clock, random);
         this.reads = new UiReads(jdbi);
         this.jobs = jobs;
@@ -74,6 +78,10 @@ public final class WebUi implements AutoCloseable {
         this.status = status;
         this.changes = new LiveChanges(jdbi, output);
         this.streams = new LiveStreams(this, changes, reads, output, clock, LiveStreams.MAX_STREAMS);
+        Gauge.builder("gantry.ui.live.streams", streams::open)
+                .description("Live web pages' event streams open on this server (at most "
+                        + LiveStreams.MAX_STREAMS + ")")
+                .register(metrics);
     }
 
     /** Ends the live pages' streams (their browsers reconnect to another server) and stops their watcher. */
