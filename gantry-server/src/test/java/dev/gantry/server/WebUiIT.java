@@ -199,6 +199,7 @@ class WebUiIT {
         Thread.sleep(400); // more than a watcher tick
         append("and this one fails\n");
         await().atMost(Duration.ofSeconds(15)).until(() -> openStreams() == 0);
+        assertThat(gauge("gantry_ui_live_watched")).as("its watch ended with it").isZero();
 
         try (EventStream signedIn = EventStream.open(uri("/pipelines/gantry/acme/app/1/events"), session, null)) {
             assertThat(signedIn.next("change").data()).contains("\"target\":\"workflows\"").contains("test");
@@ -257,9 +258,13 @@ class WebUiIT {
     }
 
     private static long openStreams() {
-        Matcher gauge = Pattern.compile("(?m)^gantry_ui_live_streams(?:\\{[^}]*})? (\\S+)$")
+        return gauge("gantry_ui_live_streams");
+    }
+
+    private static long gauge(String name) {
+        Matcher gauge = Pattern.compile("(?m)^" + name + "(?:\\{[^}]*})? (\\S+)$")
                 .matcher(server.api().get("/metrics").body());
-        assertThat(gauge.find()).isTrue();
+        assertThat(gauge.find()).as(name).isTrue();
         return (long) Double.parseDouble(gauge.group(1));
     }
 

@@ -82,6 +82,9 @@ public final class WebUi implements AutoCloseable {
                 .description("Live web pages' event streams open on this server (at most "
                         + LiveStreams.MAX_STREAMS + ")")
                 .register(metrics);
+        Gauge.builder("gantry.ui.live.watched", changes::watchedKeys)
+                .description("Jobs and pipelines the live pages of this server watch, each read once a tick")
+                .register(metrics);
     }
 
     /** Ends the live pages' streams (their browsers reconnect to another server) and stops their watcher. */
