@@ -97,9 +97,8 @@ final class LiveStreams implements AutoCloseable {
 
     /** Answers with the stream of pipeline {@code number}'s page. */
     void pipeline(Context ctx, UiSessions.Session session, ProjectSlug slug, long number) throws IOException {
-        UUID id = ui.pipelinePage(session, slug, number)
-                .orElseThrow(() -> ApiException.notFound("no pipeline " + number + " in project " + slug))
-                .pipeline().id();
+        UUID id = reads.pipeline(slug, number)
+                .orElseThrow(() -> ApiException.notFound("no pipeline " + number + " in project " + slug)).id();
         stream(ctx, slug, stream -> followPipeline(stream, session, slug, number, id));
     }
 

@@ -17,10 +17,10 @@ import gg.jte.ContentType;
 import gg.jte.TemplateEngine;
 import gg.jte.output.StringOutput;
 import io.javalin.config.RoutesConfig;
-import io.micrometer.core.instrument.Gauge;
-import io.micrometer.core.instrument.MeterRegistry;
 import io.javalin.http.Context;
 import io.javalin.http.Handler;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -39,9 +39,9 @@ import org.jdbi.v3.core.Jdbi;
 /**
  * The web UI: server-rendered pages (JTE templates under {@code src/main/jte}) that read without JavaScript, with
  * server-sent events for the live parts (a running pipeline's graph, a running job's steps, status and output:
- * {@link LiveStreams}) and plain forms for actions (approve, cancel, rerun, rerun from failed), each checked against the caller's role
- * and the session's CSRF token. Pages are for a signed-in session ({@link UiSessions}); without one they send the
- * browser to the sign-in page. Thread-safe.
+ * {@link LiveStreams}) and plain forms for actions (approve, cancel, rerun, rerun from failed), each checked against
+ * the caller's role and the session's CSRF token. Pages are for a signed-in session ({@link UiSessions}); without
+ * one they send the browser to the sign-in page. Thread-safe.
  */
 public final class WebUi implements AutoCloseable {
     /** The most of a node's output a job page shows; the rest is in the raw download. */
@@ -296,9 +296,9 @@ public final class WebUi implements AutoCloseable {
         });
         // The same cut a live stream makes, so that the stream goes on from exactly where the page is.
         boolean live = live(job);
-        LiveOutput.Delta output = LiveOutput.advance(LiveOutput.Cursor.start(shownFrom), shown, offsets, live);
-        render(ctx, 200, "job.jte", jobPage(session, slug, job, node, steps(job, node, output.parts(),
-                clock.instant()), shownFrom > 0, length, output.next()));
+        LiveOutput.Delta cut = LiveOutput.advance(LiveOutput.Cursor.start(shownFrom), shown, offsets, live);
+        render(ctx, 200, "job.jte", jobPage(session, slug, job, node, steps(job, node, cut.parts(),
+                clock.instant()), shownFrom > 0, length, cut.next()));
     }
 
     /** Job {@code number} of {@code slug} now, as the API shows it. */

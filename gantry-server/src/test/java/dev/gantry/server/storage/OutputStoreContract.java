@@ -20,7 +20,8 @@ import org.junit.jupiter.api.Test;
 /**
  * What every {@link OutputStore} promises, run against each implementation by a subclass: appends from an offset
  * that skip what is stored and refuse a gap, notes at the end, reads from an offset up to the length at open, a
- * stream longer than one database row, the lengths of several streams at once, and notes from several threads at once each kept whole.
+ * stream longer than one database row, the lengths of several streams at once, and notes from several threads at
+ * once each kept whole.
  */
 abstract class OutputStoreContract {
     final UUID job = UUID.randomUUID();
