@@ -84,6 +84,7 @@ final class HttpApi {
             config.http.maxRequestSize = JsonBody.MAX_BYTES;
             config.http.prefer405over404 = true;
             config.requestLogger.http(metrics::recordRequest);
+            config.events.serverStopping(ui::close); // live pages' streams end first: HTTP then stops at once
 
             config.routes.before("/api/v2/*", authentication);
             config.routes.before("/api/v2/project/" + ProjectRoutes.CIRCLECI + "/*", projects::resolveById);

@@ -41,7 +41,8 @@ import org.junit.jupiter.api.io.TempDir;
  * output in the database, as behind a load balancer: what an agent saves or sends through one, the other finds and
  * serves (a cache, a workspace layer of several multipart parts, an artifact, the output), nothing lands under either
  * server's GANTRY_HOME, an artifact download streams from the bucket or redirects to a presigned URL, and retention
- * deletes the objects with their rows. A bucket that stops answering is a 503 the agent retries.
+ * deletes the objects with their rows. A bucket that stops answering is a 503 the agent retries. A live job page on
+ * one server shows the output an agent sends through the other.
  */
 class SharedStorageIT {
     @RegisterExtension
@@ -239,6 +240,42 @@ class SharedStorageIT {
         }
         assertThat(viaSecond.bytes("PUT", task.path() + "/cache/v1-old", bytes(7, 7), task.lease()).status())
                 .as("the key is free again").isEqualTo(201);
+    }
+
+    @Test
+    void a_live_job_page_on_one_server_shows_what_an_agent_sends_through_the_other() throws Exception {
+        runs.job(workflow, "test").insert();
+        AgentClient.Claimed task = viaFirst.claimed(agentId);
+        assertThat(viaFirst.step(task, task.lease(), 0, "{\"name\": \"Run\", \"status\": \"running\", "
+                + "\"output_offset\": 0}").status()).isEqualTo(200);
+        String session = signIn(second);
+        HttpResponse<String> page = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                URI.create(second.api().baseUrl() + "/jobs/gantry/acme/app/1")).header("Cookie", session).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(page.body()).contains("data-live=\"/jobs/gantry/acme/app/1/events?node=0\"");
+
+        try (EventStream stream = EventStream.open(URI.create(second.api().baseUrl()
+                + "/jobs/gantry/acme/app/1/events?node=0&from=0/-1.-1.0"), session, null)) {
+            stream.next("change");
+            assertThat(viaFirst.output(task, task.lease(), 0, "sent through the first\n").status()).isEqualTo(200);
+            assertThat(stream.until(e -> e.data().contains("\"op\":\"output\"")).data())
+                    .contains("sent through the first");
+            assertThat(viaFirst.complete(task, task.lease(), "success").status()).isEqualTo(200);
+            stream.until(e -> e.name().equals("end"));
+            assertThat(stream.received()).anySatisfy(e -> assertThat(e.data()).contains("s-success"));
+        }
+    }
+
+    /** Signs in to {@code server}'s web UI with the admin token; returns the session cookie. */
+    private static String signIn(TestServer server) throws Exception {
+        HttpResponse<String> signedIn = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                        URI.create(server.api().baseUrl() + "/sign-in"))
+                .header("Content-Type", "application/x-www-form-urlencoded")
+                .POST(HttpRequest.BodyPublishers.ofString("token=" + java.net.URLEncoder.encode(
+                        server.token(TokenKind.ADMIN), StandardCharsets.UTF_8))).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(signedIn.statusCode()).isEqualTo(303);
+        return signedIn.headers().firstValue("Set-Cookie").orElseThrow().split(";", 2)[0];
     }
 
     private static byte[] bytes(int size, long seed) {

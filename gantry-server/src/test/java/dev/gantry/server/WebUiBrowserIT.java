@@ -23,8 +23,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The web UI in a real browser (Debian's Chromium through Playwright): signing in with the form, following links from
- * the projects to a job, the live refresh of a running job, and axe-core finding no serious accessibility violation
- * on any page. Saves the screenshots docs/ui.md shows.
+ * the projects to a job, a job page changing live over its event stream as the job starts (its status, a new step and
+ * its output), and axe-core finding no serious accessibility violation on any page. Saves the screenshots docs/ui.md
+ * shows. LiveBrowserIT measures how soon.
  */
 class WebUiBrowserIT {
     @RegisterExtension
@@ -102,6 +103,9 @@ class WebUiBrowserIT {
                 "\u001b[32m3 tests passed\u001b[0m\n".getBytes(java.nio.charset.StandardCharsets.UTF_8)));
         page.waitForSelector("pre.output >> text=3 tests passed",
                 new Page.WaitForSelectorOptions().setTimeout(5_000));
+        assertThat(page.locator("#job-head h1 .status").textContent()).isEqualTo("running");
+        assertThat(page.getByText("No steps have started yet.").isVisible()).as("the step added live replaces it")
+                .isFalse();
         assertThat(page.locator("pre.output span.a-fg-2").textContent()).isEqualTo("3 tests passed");
         axe.assertNoSeriousViolations(page);
         Screenshots.fullPage(page, SCREENSHOTS.resolve("job-running.png"));

@@ -3,8 +3,12 @@ package dev.gantry.server;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import static org.awaitility.Awaitility.await;
+
 import dev.gantry.server.auth.TokenKind;
+import dev.gantry.server.storage.FileOutputStore;
 import dev.gantry.testkit.EmbeddedPostgresExtension;
+import java.io.ByteArrayInputStream;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
@@ -24,7 +28,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The web UI over real HTTP, as a browser without JavaScript uses it: sign-in, pages, actions and their guards. */
+/**
+ * The web UI over real HTTP, as a browser without JavaScript uses it (sign-in, pages, actions and their guards), and
+ * the live pages' event streams as live.js reads them: only what is new, a reconnect that goes on from its last event,
+ * the end with the job, the session or the browser.
+ */
 class WebUiIT {
     @RegisterExtension
     static final EmbeddedPostgresExtension pg = new EmbeddedPostgresExtension();
@@ -36,6 +44,7 @@ class WebUiIT {
     static HttpClient http = HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER).build();
     RunFixtures runs;
     UUID workflow;
+    UUID testJob;
 
     @BeforeAll
     static void start() {
@@ -53,7 +62,7 @@ class WebUiIT {
         runs = new RunFixtures(server.jdbi());
         workflow = runs.workflow("build-and-test");
         runs.job(workflow, "build").status("success").insert();
-        runs.job(workflow, "test").status("queued").requires("build").insert();
+        testJob = runs.job(workflow, "test").status("queued").requires("build").insert();
     }
 
     @Test
@@ -94,7 +103,8 @@ class WebUiIT {
                 .contains("a1b2c3d");
         String pipeline = get("/pipelines/gantry/acme/app/1", session).body();
         assertThat(pipeline).contains("<svg").contains("build-and-test").contains(">build<").contains(">test<")
-                .contains("class=\"edge\"").contains("hx-trigger=\"every 1s\"");
+                .contains("class=\"edge\"").contains("data-live=\"/pipelines/gantry/acme/app/1/events\"")
+                .doesNotContain("hx-trigger");
         Matcher testJob = Pattern.compile("href=\"/jobs/gantry/acme/app/(\\d+)\">test<").matcher(pipeline);
         assertThat(testJob.find()).isTrue();
         String job = get("/jobs/gantry/acme/app/" + testJob.group(1), session).body();
@@ -160,6 +170,129 @@ class WebUiIT {
         }
         await().atMost(Duration.ofSeconds(30))
                 .until(() -> get("/projects", session).statusCode() == 200);
+    }
+
+    @Test
+    void a_running_jobs_stream_sends_only_new_output_and_a_reconnect_goes_on_from_its_last_event() throws Exception {
+        String session = signIn();
+        startTestJob();
+        append("\u001b[32mcompiling\n");
+        String page = get("/jobs/gantry/acme/app/2", session).body();
+        assertThat(page).contains("compiling").contains("data-live=\"/jobs/gantry/acme/app/2/events?node=0\"");
+        String from = attribute(page, "data-live-from");
+
+        try (EventStream first = EventStream.open(uri("/jobs/gantry/acme/app/2/events?node=0&from=" + from),
+                session, null)) {
+            first.next("change"); // what the page had, again: the head and the step summaries
+            append("\u001b[1mtested\n");
+            EventStream.Event output = first.until(e -> e.data().contains("\"op\":\"output\""));
+            assertThat(output.data()).contains("tested").doesNotContain("compiling")
+                    .as("the step's green runs on").contains("a-fg-2 a-b");
+            from = output.id();
+        }
+        append("linked ✓\npart");
+        try (EventStream second = EventStream.open(uri("/jobs/gantry/acme/app/2/events?node=0&from=0/-1.-1.0"),
+                session, from)) {
+            EventStream.Event output = second.until(e -> e.data().contains("\"op\":\"output\""));
+            assertThat(output.data()).as("Last-Event-ID wins over ?from=").contains("linked ✓</span>\\n")
+                    .contains("\"tail\":\"<span class=\\\"a-fg-2 a-b\\\">part</span>\"")
+                    .doesNotContain("tested").doesNotContain("compiling");
+
+            finishTestJob();
+            EventStream.Event end = second.until(e -> e.name().equals("end"));
+            assertThat(second.received()).anySatisfy(e -> assertThat(e.data()).contains("s-success"));
+            assertThat(end.data()).isEmpty();
+            second.awaitClosed();
+        }
+        await().atMost(Duration.ofSeconds(5)).until(() -> openStreams() == 0);
+        assertThat(get("/jobs/gantry/acme/app/2", session).body()).doesNotContain("data-live=");
+    }
+
+    @Test
+    void a_stream_ends_when_its_browser_goes_away_or_its_session_ends() throws Exception {
+        String session = signIn();
+        startTestJob();
+        EventStream gone = EventStream.open(uri("/jobs/gantry/acme/app/2/events?node=0"), session, null);
+        gone.next("change");
+        assertThat(openStreams()).isEqualTo(1);
+        gone.close();
+        append("noticed at the next writes\n"); // the first may still fit in the socket's buffer
+        Thread.sleep(400); // more than a watcher tick
+        append("and this one fails\n");
+        await().atMost(Duration.ofSeconds(15)).until(() -> openStreams() == 0);
+        assertThat(gauge("gantry_ui_live_watched")).as("its watch ended with it").isZero();
+
+        try (EventStream signedIn = EventStream.open(uri("/pipelines/gantry/acme/app/1/events"), session, null)) {
+            assertThat(signedIn.next("change").data()).contains("\"target\":\"workflows\"").contains("test");
+            post("/sign-out", session, "_csrf=" + csrfOf(get("/projects", session).body()), true);
+            // The session is asked again at the heartbeat, every 10 s.
+            EventStream.Event end = signedIn.until(e -> e.name().equals("end"), Duration.ofSeconds(15));
+            assertThat(end.data()).contains("session has ended");
+            signedIn.awaitClosed();
+        }
+        await().atMost(Duration.ofSeconds(5)).until(() -> openStreams() == 0);
+    }
+
+    @Test
+    void a_finished_pipeline_page_has_no_stream_and_a_running_one_ends_its_stream_when_it_finishes()
+            throws Exception {
+        String session = signIn();
+        try (EventStream stream = EventStream.open(uri("/pipelines/gantry/acme/app/1/events"), session, null)) {
+            stream.next("change");
+            server.jdbi().useHandle(h -> {
+                h.execute("UPDATE gantry.job SET status = 'success', stopped_at = now() WHERE workflow_id = ?",
+                        workflow);
+                h.execute("UPDATE gantry.workflow SET status = 'success', stopped_at = now() WHERE id = ?", workflow);
+            });
+            stream.until(e -> e.name().equals("end"));
+            assertThat(stream.received()).anySatisfy(e -> assertThat(e.data()).contains("Rerun workflow"));
+        }
+        assertThat(get("/pipelines/gantry/acme/app/1", session).body()).doesNotContain("data-live=");
+    }
+
+    /** The test job runs on node 0 with one step, as after an agent's claim and step report. */
+    private void startTestJob() {
+        server.jdbi().useHandle(h -> {
+            h.execute("UPDATE gantry.job SET status = 'running', started_at = now() WHERE id = ?", testJob);
+            h.execute("UPDATE gantry.job_task SET status = 'running', started_at = now() WHERE job_id = ?", testJob);
+            h.execute("""
+                    INSERT INTO gantry.job_step (job_id, node_index, step_index, name, status, output_offset,
+                                                 started_at)
+                    VALUES (?, 0, 0, 'Run the tests', 'running', 0, now())""", testJob);
+        });
+    }
+
+    private void finishTestJob() {
+        server.jdbi().useHandle(h -> {
+            h.execute("UPDATE gantry.job_step SET status = 'success', exit_code = 0, stopped_at = now() "
+                    + "WHERE job_id = ?", testJob);
+            h.execute("UPDATE gantry.job_task SET status = 'success', stopped_at = now() WHERE job_id = ?", testJob);
+            h.execute("UPDATE gantry.job SET status = 'success', stopped_at = now() WHERE id = ?", testJob);
+        });
+    }
+
+    /** Appends to the test job's output as the agent API does (the server keeps output as files here). */
+    private void append(String text) throws Exception {
+        FileOutputStore store = new FileOutputStore(home.resolve("output"));
+        store.append(testJob, 0, store.length(testJob, 0),
+                new ByteArrayInputStream(text.getBytes(StandardCharsets.UTF_8)));
+    }
+
+    private static long openStreams() {
+        return gauge("gantry_ui_live_streams");
+    }
+
+    private static long gauge(String name) {
+        Matcher gauge = Pattern.compile("(?m)^" + name + "(?:\\{[^}]*})? (\\S+)$")
+                .matcher(server.api().get("/metrics").body());
+        assertThat(gauge.find()).as(name).isTrue();
+        return (long) Double.parseDouble(gauge.group(1));
+    }
+
+    private static String attribute(String page, String name) {
+        Matcher value = Pattern.compile(name + "=\"([^\"]+)\"").matcher(page);
+        assertThat(value.find()).as(name).isTrue();
+        return value.group(1);
     }
 
     private String workflowStatus() {

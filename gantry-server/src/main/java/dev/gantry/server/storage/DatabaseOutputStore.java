@@ -5,7 +5,11 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.Deque;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
 import java.util.function.Function;
@@ -51,6 +55,18 @@ public final class DatabaseOutputStore implements OutputStore {
     public long length(UUID jobId, int nodeIndex) {
         checkNode(nodeIndex);
         return dao(d -> d.length(jobId, nodeIndex));
+    }
+
+    @Override
+    public Map<Node, Long> lengths(Collection<Node> nodes) {
+        List<Node> list = List.copyOf(nodes);
+        UUID[] jobIds = list.stream().map(Node::jobId).toArray(UUID[]::new);
+        int[] nodeIndexes = list.stream().mapToInt(Node::nodeIndex).toArray();
+        Map<Node, Long> lengths = new HashMap<>();
+        for (OutputPieceDao.Length l : dao(d -> d.lengths(jobIds, nodeIndexes))) {
+            lengths.put(new Node(l.jobId(), l.nodeIndex()), l.length());
+        }
+        return lengths;
     }
 
     @Override

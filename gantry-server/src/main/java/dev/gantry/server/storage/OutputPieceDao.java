@@ -22,6 +22,23 @@ interface OutputPieceDao {
             """)
     long length(UUID jobId, int nodeIndex);
 
+    /** A stream and its length, as {@link #lengths} answers. */
+    record Length(UUID jobId, int nodeIndex, long length) {
+    }
+
+    /** The lengths of the streams {@code (jobIds[i], nodeIndexes[i])}, each from its last piece as {@link #length}. */
+    @SqlQuery("""
+            SELECT w.job_id, w.node_index,
+                   coalesce((SELECT p.start_offset + length(p.data)
+                             FROM gantry.output_piece p
+                             WHERE p.job_id = w.job_id AND p.node_index = w.node_index
+                             ORDER BY p.start_offset DESC
+                             LIMIT 1), 0) AS length
+            FROM unnest(CAST(:jobIds AS uuid[]), CAST(:nodeIndexes AS int[])) AS w (job_id, node_index)
+            """)
+    @RegisterConstructorMapper(Length.class)
+    List<Length> lengths(UUID[] jobIds, int[] nodeIndexes);
+
     /**
      * Appends {@code data} at {@code startOffset}, the end the caller read.
      *

@@ -2,6 +2,9 @@ package dev.gantry.server.storage;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.UUID;
 import org.jdbi.v3.core.Handle;
 
@@ -12,6 +15,22 @@ import org.jdbi.v3.core.Handle;
 public interface OutputStore {
     /** The stream's length in bytes; 0 when nothing was written yet. */
     long length(UUID jobId, int nodeIndex) throws IOException;
+
+    /** One (job, node) output stream. */
+    record Node(UUID jobId, int nodeIndex) {
+    }
+
+    /**
+     * The lengths of several streams at once, for a watcher of many (the web UI's live pages): a store in the
+     * database answers in one query.
+     */
+    default Map<Node, Long> lengths(Collection<Node> nodes) throws IOException {
+        Map<Node, Long> lengths = new HashMap<>();
+        for (Node node : nodes) {
+            lengths.put(node, length(node.jobId(), node.nodeIndex()));
+        }
+        return lengths;
+    }
 
     /**
      * Appends the part of {@code content} the store does not have yet: {@code content} is the stream from byte

@@ -4,61 +4,113 @@ package dev.gantry.server.ui;
  * Turns terminal output into safe HTML: text is escaped, SGR colour and weight codes (ESC [ … m) become spans with
  * classes {@code a-fg-N}, {@code a-bg-N}, {@code a-b}, {@code a-i}, {@code a-u}, and every other escape sequence and
  * control character is dropped. A carriage return without a newline (a progress bar redrawing its line) keeps only
- * what was written after it, as a terminal would show it. Stateless; each call starts with default colours.
+ * what was written after it, as a terminal would show it. Every line is self-contained (a colour that runs over a
+ * newline is closed before it and opened again after it), so that a live page can append lines one chunk at a time
+ * with a {@link Renderer} that carries the colours from one chunk to the next. Pure.
  */
 final class Ansi {
     private Ansi() {
     }
 
+    /** {@code text} as HTML, starting with default colours. */
     static String toHtml(String text) {
-        StringBuilder html = new StringBuilder(text.length() + 64);
-        Style style = new Style();
-        boolean open = false;
-        int lineStart = 0;
-        for (int i = 0; i < text.length(); i++) {
-            char c = text.charAt(i);
-            if (c == '\u001b') {
-                int end = sequenceEnd(text, i);
-                if (end < text.length() && text.charAt(end) == 'm' && i + 1 < text.length()
-                        && text.charAt(i + 1) == '[') {
-                    if (open) {
-                        html.append("</span>");
-                        open = false;
+        return new Renderer().render(text);
+    }
+
+    /**
+     * Renders text chunk after chunk, carrying the colours in effect from one chunk to the next; {@link #state()}
+     * writes them down (for an SSE event id) and {@link #resume(String)} reads them back. Not thread-safe.
+     */
+    static final class Renderer {
+        private final Style style;
+
+        Renderer() {
+            this(new Style());
+        }
+
+        private Renderer(Style style) {
+            this.style = style;
+        }
+
+        /** A renderer that starts with the colours {@link #state()} wrote down; default ones for a bad state. */
+        static Renderer resume(String state) {
+            return new Renderer(Style.decode(state));
+        }
+
+        /** The colours in effect now, as a short text of digits, dots and minus signs. */
+        String state() {
+            return style.encode();
+        }
+
+        /** A renderer that starts where this one is and leaves it as it is. */
+        Renderer copy() {
+            return new Renderer(Style.decode(style.encode()));
+        }
+
+        /** {@code text} as HTML whose every span is closed; the colours it sets stay in effect for the next call. */
+        String render(String text) {
+            StringBuilder html = new StringBuilder(text.length() + 64);
+            Span span = Span.open(html, style);
+            int lineStart = 0;
+            for (int i = 0; i < text.length(); i++) {
+                char c = text.charAt(i);
+                if (c == '\u001b') {
+                    int end = sequenceEnd(text, i);
+                    if (end < text.length() && text.charAt(end) == 'm' && i + 1 < text.length()
+                            && text.charAt(i + 1) == '[') {
+                        span.close(html);
+                        style.apply(text.substring(i + 2, end));
+                        span = Span.open(html, style);
                     }
-                    style.apply(text.substring(i + 2, end));
-                    if (!style.isDefault()) {
-                        html.append("<span class=\"").append(style.classes()).append("\">");
-                        open = true;
+                    i = Math.min(end, text.length() - 1);
+                } else if (c == '\r') {
+                    if (i + 1 < text.length() && text.charAt(i + 1) == '\n') {
+                        continue;
                     }
-                }
-                i = Math.min(end, text.length() - 1);
-            } else if (c == '\r') {
-                if (i + 1 < text.length() && text.charAt(i + 1) == '\n') {
-                    continue;
-                }
-                // Drop what was written on this line before the carriage return.
-                html.setLength(lineStart);
-                if (open) {
-                    html.append("<span class=\"").append(style.classes()).append("\">");
-                }
-            } else if (c == '\n') {
-                html.append('\n');
-                lineStart = html.length();
-            } else if (c == '\t' || c >= ' ') {
-                switch (c) {
-                    case '<' -> html.append("&lt;");
-                    case '>' -> html.append("&gt;");
-                    case '&' -> html.append("&amp;");
-                    case '"' -> html.append("&quot;");
-                    case '\'' -> html.append("&#39;");
-                    default -> html.append(c);
+                    // Drop what was written on this line before the carriage return.
+                    html.setLength(lineStart);
+                    span = Span.open(html, style);
+                } else if (c == '\n') {
+                    span.close(html);
+                    html.append('\n');
+                    lineStart = html.length();
+                    span = Span.open(html, style);
+                } else if (c == '\t' || c >= ' ') {
+                    switch (c) {
+                        case '<' -> html.append("&lt;");
+                        case '>' -> html.append("&gt;");
+                        case '&' -> html.append("&amp;");
+                        case '"' -> html.append("&quot;");
+                        case '\'' -> html.append("&#39;");
+                        default -> html.append(c);
+                    }
                 }
             }
+            span.close(html);
+            return html.toString();
         }
-        if (open) {
-            html.append("</span>");
+    }
+
+    /** An opening tag written at {@code start} (none when {@code length} is 0), closed or taken back if empty. */
+    private record Span(int start, int length) {
+        static Span open(StringBuilder html, Style style) {
+            int start = html.length();
+            if (!style.isDefault()) {
+                html.append("<span class=\"").append(style.classes()).append("\">");
+            }
+            return new Span(start, html.length() - start);
         }
-        return html.toString();
+
+        void close(StringBuilder html) {
+            if (length == 0) {
+                return;
+            }
+            if (html.length() == start + length) {
+                html.setLength(start); // nothing inside: no empty span
+            } else {
+                html.append("</span>");
+            }
+        }
     }
 
     /** The index of the final byte of the escape sequence starting at {@code start}. */
@@ -140,6 +192,28 @@ final class Ansi {
                     i += Math.min(4, codes.length - 1 - i); // true colour: ignored
                 }
             }
+        }
+
+        /** {@code FG.BG.FLAGS}, e.g. {@code 2.-1.1} for bold green: what {@link #decode} reads back. */
+        String encode() {
+            return foreground + "." + background + "." + ((bold ? 1 : 0) | (italic ? 2 : 0) | (underline ? 4 : 0));
+        }
+
+        /** The style {@link #encode()} wrote; the default one for anything else. */
+        static Style decode(String encoded) {
+            Style style = new Style();
+            String[] parts = encoded == null ? new String[0] : encoded.split("\\.", -1);
+            if (parts.length != 3 || !parts[0].matches("-1|1?\\d") || !parts[1].matches("-1|1?\\d")
+                    || !parts[2].matches("[0-7]")) {
+                return style;
+            }
+            style.foreground = Math.min(15, Integer.parseInt(parts[0]));
+            style.background = Math.min(15, Integer.parseInt(parts[1]));
+            int flags = Integer.parseInt(parts[2]);
+            style.bold = (flags & 1) != 0;
+            style.italic = (flags & 2) != 0;
+            style.underline = (flags & 4) != 0;
+            return style;
         }
 
         boolean isDefault() {

@@ -80,7 +80,11 @@ final class UiSessions {
 
     /** The session of the request's cookie, if it is valid and its token still is. */
     Optional<Session> of(Context ctx) {
-        String id = ctx.cookie(COOKIE);
+        return byCookie(ctx.cookie(COOKIE));
+    }
+
+    /** The session whose cookie is {@code id}, if it is valid and its token still is: a live stream asks again. */
+    Optional<Session> byCookie(String id) {
         if (id == null || id.isBlank() || id.length() > 100) {
             return Optional.empty();
         }

@@ -20,6 +20,8 @@ import gg.jte.output.StringOutput;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import io.javalin.http.Handler;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -37,18 +39,17 @@ import org.jdbi.v3.core.Jdbi;
 
 /**
  * The web UI: server-rendered pages (JTE templates under {@code src/main/jte}) that read without JavaScript, with
- * htmx for the live parts (a running pipeline's graph, a running job's output and steps, refreshed every second)
- * and plain forms for actions (approve, cancel, rerun, rerun from failed), each checked against the caller's role
- * and the session's CSRF token. Pages are for a signed-in session ({@link UiSessions}); without one they send the
- * browser to the sign-in page. Thread-safe.
+ * server-sent events for the live parts (a running pipeline's graph, a running job's steps, status and output:
+ * {@link LiveStreams}) and plain forms for actions (approve, cancel, rerun, rerun from failed), each checked against
+ * the caller's role and the session's CSRF token. Pages are for a signed-in session ({@link UiSessions}); without
+ * one they send the browser to the sign-in page. Thread-safe.
  */
-public final class WebUi {
+public final class WebUi implements AutoCloseable {
     /** The most of a node's output a job page shows; the rest is in the raw download. */
     static final int SHOWN_OUTPUT_BYTES = 1 << 20;
-    /** The most output one live refresh adds. */
-    static final int LIVE_OUTPUT_BYTES = 256 << 10;
     private static final Map<String, Asset> ASSETS = Map.of(
             "gantry.css", new Asset("/ui/gantry.css", "text/css; charset=utf-8"),
+            "live.js", new Asset("/ui/live.js", "text/javascript; charset=utf-8"),
             "htmx.min.js", new Asset("/META-INF/resources/webjars/htmx.org/2.0.7/dist/htmx.min.js",
                     "text/javascript; charset=utf-8"));
 
@@ -62,9 +63,13 @@ public final class WebUi {
     private final StatusPage status;
     private final TemplateEngine templates = TemplateEngine.createPrecompiled(ContentType.Html);
     private final ErrorResponses errors = new ErrorResponses();
+    private final LiveChanges changes;
+    private final LiveStreams streams;
 
+    /** @param metrics where the live pages' open streams are counted ({@code gantry_ui_live_streams}) */
     public WebUi(Jdbi jdbi, ApiAuthentication authentication, JobRoutes jobs, WorkflowCommands commands,
-                 OutputStore output, AuditLog audit, StatusPage status, InstantSource clock, SecureRandom random) {
+                 OutputStore output, AuditLog audit, StatusPage status, MeterRegistry metrics, InstantSource clock,
+                 SecureRandom random) {
         this.sessions = new UiSessions(jdbi, authentication, clock, random);
         this.reads = new UiReads(jdbi);
         this.jobs = jobs;
@@ -73,6 +78,22 @@ public final class WebUi {
         this.audit = audit;
         this.clock = clock;
         this.status = status;
+        this.changes = new LiveChanges(jdbi, output);
+        this.streams = new LiveStreams(this, changes, reads, output, clock, LiveStreams.MAX_STREAMS);
+        Gauge.builder("gantry.ui.live.streams", streams::open)
+                .description("Live web pages' event streams open on this server (at most "
+                        + LiveStreams.MAX_STREAMS + ")")
+                .register(metrics);
+        Gauge.builder("gantry.ui.live.watched", changes::watchedKeys)
+                .description("Jobs and pipelines the live pages of this server watch, each read once a tick")
+                .register(metrics);
+    }
+
+    /** Ends the live pages' streams (their browsers reconnect to another server) and stops their watcher. */
+    @Override
+    public void close() {
+        changes.close();
+        streams.close();
     }
 
     // ---- page models, one per template ----
@@ -102,16 +123,36 @@ public final class WebUi {
 
     public record PipelinePage(Chrome chrome, UiReads.PipelineHeader pipeline, List<WorkflowPanel> workflows,
                                boolean canAct, boolean live, Instant now) {
+        /** The page's event stream while the pipeline runs; null once it has finished. */
+        public String liveUrl() {
+            return live ? "/pipelines/" + pipeline.slug() + "/" + pipeline.number() + "/events" : null;
+        }
     }
 
-    public record StepOutput(int index, String name, String status, Integer exitCode, String duration, String html,
-                             boolean open) {
+    /**
+     * A step of a job page: its summary, and its output as finished lines and the last line while it may grow
+     * ({@link LiveOutput}).
+     */
+    public record StepOutput(int index, String name, String status, Integer exitCode, String duration, String lines,
+                             String tail, boolean open) {
     }
 
+    /** @param cursor where the page is in the node's output, for its event stream; null once the job has ended */
     public record JobPage(Chrome chrome, ProjectSlug slug, JobDetailsJson job, int node, List<StepOutput> steps,
-                          boolean truncated, long outputLength, boolean live, boolean canAct, String signature) {
+                          boolean truncated, long outputLength, boolean live, boolean canAct,
+                          LiveOutput.Cursor cursor) {
         public String base() {
             return "/jobs/" + slug + "/" + job.number();
+        }
+
+        /** The page's event stream while the job runs; null once it has ended. */
+        public String liveUrl() {
+            return live && cursor != null ? base() + "/events?node=" + node : null;
+        }
+
+        /** Where the stream starts: the page's place in the output ({@link LiveOutput.Cursor#id()}). */
+        public String liveFrom() {
+            return live && cursor != null ? cursor.id() : null;
         }
     }
 
@@ -151,11 +192,17 @@ public final class WebUi {
         }));
         routes.get("/projects", page(this::projects));
         routes.get("/pipelines/{vcs}/{org}/{name}", page(this::pipelines));
-        routes.get("/pipelines/{vcs}/{org}/{name}/{number}", page((ctx, s) -> pipeline(ctx, s, "pipeline.jte")));
-        routes.get("/pipelines/{vcs}/{org}/{name}/{number}/live",
-                page((ctx, s) -> pipeline(ctx, s, "pipeline_workflows.jte")));
-        routes.get("/jobs/{vcs}/{org}/{name}/{number}", page((ctx, s) -> job(ctx, s, false)));
-        routes.get("/jobs/{vcs}/{org}/{name}/{number}/live", page((ctx, s) -> job(ctx, s, true)));
+        routes.get("/pipelines/{vcs}/{org}/{name}/{number}", page(this::pipeline));
+        routes.get("/pipelines/{vcs}/{org}/{name}/{number}/events",
+                page((ctx, s) -> streams.pipeline(ctx, s, visibleSlug(ctx, s), number(ctx))));
+        routes.get("/jobs/{vcs}/{org}/{name}/{number}", page(this::job));
+        routes.get("/jobs/{vcs}/{org}/{name}/{number}/events", page((ctx, s) -> {
+            ProjectSlug slug = visibleSlug(ctx, s);
+            long number = number(ctx);
+            JobDetailsJson job = jobs.details(slug, number)
+                    .orElseThrow(() -> ApiException.notFound("no job " + number + " in project " + slug));
+            streams.job(ctx, s, slug, job, node(ctx, job.parallelism()));
+        }));
         routes.get("/jobs/{vcs}/{org}/{name}/{number}/raw", page(this::raw));
         routes.post("/jobs/{vcs}/{org}/{name}/{number}/cancel", action((ctx, session, slug) -> {
             long number = number(ctx);
@@ -221,73 +268,90 @@ public final class WebUi {
                 before)));
     }
 
-    private void pipeline(Context ctx, UiSessions.Session session, String template) {
+    private void pipeline(Context ctx, UiSessions.Session session) {
         ProjectSlug slug = visibleSlug(ctx, session);
         long number = number(ctx);
-        UiReads.PipelineHeader pipeline = reads.pipeline(slug, number)
-                .orElseThrow(() -> ApiException.notFound("no pipeline " + number + " in project " + slug));
-        List<WorkflowPanel> panels = new ArrayList<>();
-        for (UiReads.WorkflowView workflow : reads.workflows(pipeline.id())) {
-            panels.add(new WorkflowPanel(workflow, WorkflowGraph.of(workflow.jobs())));
-        }
-        boolean live = pipeline.state().equals("pending") || pipeline.state().equals("setup-pending")
-                || panels.stream().anyMatch(p -> !p.workflow().terminal());
-        render(ctx, 200, template, new PipelinePage(chrome("Pipeline " + number, session,
-                List.of(new Crumb("Projects", "/projects"), new Crumb(slug.name(), "/pipelines/" + slug))),
-                pipeline, panels, can(session, slug, Role.MEMBER), live, clock.instant()));
+        render(ctx, 200, "pipeline.jte", pipelinePage(session, slug, number)
+                .orElseThrow(() -> ApiException.notFound("no pipeline " + number + " in project " + slug)));
     }
 
-    private void job(Context ctx, UiSessions.Session session, boolean fragment) {
+    /** Pipeline {@code number} of {@code slug} as its page shows it now, for {@code session}; empty when none. */
+    Optional<PipelinePage> pipelinePage(UiSessions.Session session, ProjectSlug slug, long number) {
+        return reads.pipeline(slug, number).map(pipeline -> {
+            List<WorkflowPanel> panels = new ArrayList<>();
+            for (UiReads.WorkflowView workflow : reads.workflows(pipeline.id())) {
+                panels.add(new WorkflowPanel(workflow, WorkflowGraph.of(workflow.jobs())));
+            }
+            boolean live = pipeline.state().equals("pending") || pipeline.state().equals("setup-pending")
+                    || panels.stream().anyMatch(p -> !p.workflow().terminal());
+            return new PipelinePage(chrome("Pipeline " + number, session,
+                    List.of(new Crumb("Projects", "/projects"), new Crumb(slug.name(), "/pipelines/" + slug))),
+                    pipeline, panels, can(session, slug, Role.MEMBER), live, clock.instant());
+        });
+    }
+
+    private void job(Context ctx, UiSessions.Session session) {
         ProjectSlug slug = visibleSlug(ctx, session);
         long number = number(ctx);
         JobDetailsJson job = jobs.details(slug, number)
                 .orElseThrow(() -> ApiException.notFound("no job " + number + " in project " + slug));
         int node = node(ctx, job.parallelism());
-        String signature = signature(job, node);
-        if (fragment && signature.equals(ctx.queryParam("signature"))) {
-            ctx.status(204); // nothing changed: htmx leaves the page as it is
-            return;
-        }
         List<UiReads.StepOffset> offsets = reads.stepOffsets(job.id()).stream().filter(o -> o.node() == node)
                 .toList();
         long length = read(() -> output.length(job.id(), node));
         long shownFrom = Math.max(0, length - SHOWN_OUTPUT_BYTES);
-        String text = read(() -> {
+        byte[] shown = read(() -> {
             try (InputStream in = output.read(job.id(), node, shownFrom)) {
-                return new String(in.readNBytes((int) (length - shownFrom)), StandardCharsets.UTF_8);
+                return in.readNBytes((int) (length - shownFrom));
             }
         });
-        List<StepOutput> steps = steps(job, node, offsets, text, shownFrom, clock.instant());
-        boolean live = !List.of("success", "failed", "canceled", "not_run", "infrastructure_fail")
-                .contains(job.status());
-        render(ctx, 200, fragment ? "job_body.jte" : "job.jte", new JobPage(chrome("Job " + number + " " + job.name(),
-                session, List.of(new Crumb("Projects", "/projects"), new Crumb(slug.name(), "/pipelines/" + slug))),
-                slug, job, node, steps, shownFrom > 0, length, live, can(session, slug, Role.MEMBER), signature));
+        // The same cut a live stream makes, so that the stream goes on from exactly where the page is.
+        boolean live = live(job);
+        LiveOutput.Delta cut = LiveOutput.advance(LiveOutput.Cursor.start(shownFrom), shown, offsets, live);
+        render(ctx, 200, "job.jte", jobPage(session, slug, job, node, steps(job, node, cut.parts(),
+                clock.instant()), shownFrom > 0, length, cut.next()));
     }
 
-    /** The steps of {@code node} with their part of {@code text}, the output from byte {@code shownFrom} on. */
-    private static List<StepOutput> steps(JobDetailsJson job, int node, List<UiReads.StepOffset> offsets,
-                                          String text, long shownFrom, Instant now) {
-        byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
+    /** Job {@code number} of {@code slug} now, as the API shows it. */
+    Optional<JobDetailsJson> jobDetails(ProjectSlug slug, long number) {
+        return jobs.details(slug, number);
+    }
+
+    /** A job page's model; {@code cursor} is where its stream starts. */
+    JobPage jobPage(UiSessions.Session session, ProjectSlug slug, JobDetailsJson job, int node,
+                    List<StepOutput> steps, boolean truncated, long length, LiveOutput.Cursor cursor) {
+        return new JobPage(chrome("Job " + job.number() + " " + job.name(), session, List.of(
+                new Crumb("Projects", "/projects"), new Crumb(slug.name(), "/pipelines/" + slug))), slug, job, node,
+                steps, truncated, length, live(job), can(session, slug, Role.MEMBER), cursor);
+    }
+
+    /** Whether the job may still change: it has not ended. */
+    static boolean live(JobDetailsJson job) {
+        return !List.of("success", "failed", "canceled", "not_run", "infrastructure_fail").contains(job.status());
+    }
+
+    /** The steps of {@code node}, each with its output from {@code parts} (none there: empty). */
+    static List<StepOutput> steps(JobDetailsJson job, int node, List<LiveOutput.Part> parts, Instant now) {
         List<StepOutput> steps = new ArrayList<>();
         for (JobDetailsJson.Step step : job.steps()) {
             for (JobDetailsJson.Action action : step.actions()) {
                 if (action.index() != node) {
                     continue;
                 }
-                long start = offsets.stream().filter(o -> o.step() == action.step()).mapToLong(
-                        UiReads.StepOffset::offset).findFirst().orElse(shownFrom + bytes.length);
-                long end = offsets.stream().filter(o -> o.step() > action.step()).mapToLong(
-                        UiReads.StepOffset::offset).min().orElse(shownFrom + bytes.length);
-                int from = (int) Math.clamp(start - shownFrom, 0, bytes.length);
-                int to = (int) Math.clamp(end - shownFrom, from, bytes.length);
-                String part = new String(bytes, from, to - from, StandardCharsets.UTF_8);
+                StringBuilder lines = new StringBuilder();
+                String tail = "";
+                for (LiveOutput.Part part : parts) {
+                    if (part.step() == action.step()) {
+                        lines.append(part.lines());
+                        tail = part.tail();
+                    }
+                }
                 Instant started = action.startTime() == null ? null : Instant.parse(action.startTime());
                 Instant stopped = action.endTime() == null ? null : Instant.parse(action.endTime());
                 String duration = started == null ? "" : Format.between(started, stopped, now);
                 boolean open = !action.status().equals("success");
                 steps.add(new StepOutput(action.step(), action.name(), action.status(), action.exitCode(), duration,
-                        Ansi.toHtml(part), open));
+                        lines.toString(), tail, open));
             }
         }
         return steps;
@@ -377,16 +441,27 @@ public final class WebUi {
         });
     }
 
-    private void render(Context ctx, int status, String template, Object page) {
+    /** The session whose cookie is {@code cookie}, if it is still valid. */
+    Optional<UiSessions.Session> session(String cookie) {
+        return sessions.byCookie(cookie);
+    }
+
+    /** {@code template} with {@code page}, as HTML. */
+    String html(String template, Object page) {
         StringOutput out = new StringOutput();
         templates.render(template, page, out);
+        return out.toString();
+    }
+
+    private void render(Context ctx, int status, String template, Object page) {
+        String html = html(template, page);
         ctx.status(status);
         ctx.header("Cache-Control", "no-store");
         ctx.header("X-Frame-Options", "DENY");
         ctx.header("Content-Security-Policy", "default-src 'self'; style-src 'self'; img-src 'self' data:; "
                 + "frame-ancestors 'none'; form-action 'self'");
         ctx.contentType("text/html; charset=utf-8");
-        ctx.result(out.toString());
+        ctx.result(html);
     }
 
     private static Chrome chrome(String title, UiSessions.Session session, List<Crumb> crumbs) {
@@ -395,7 +470,7 @@ public final class WebUi {
     }
 
     /** The project the path names, when the caller may see it; else 404, so projects of others stay unknown. */
-    private static ProjectSlug visibleSlug(Context ctx, UiSessions.Session session) {
+    static ProjectSlug visibleSlug(Context ctx, UiSessions.Session session) {
         ProjectSlug slug = ProjectSlug.fromPath(ctx.pathParam("vcs"), ctx.pathParam("org"), ctx.pathParam("name"))
                 .orElseThrow(() -> ApiException.notFound("no such project"));
         if (!can(session, slug, Role.VIEWER)) {
@@ -404,7 +479,7 @@ public final class WebUi {
         return slug;
     }
 
-    private static boolean can(UiSessions.Session session, ProjectSlug slug, Role least) {
+    static boolean can(UiSessions.Session session, ProjectSlug slug, Role least) {
         Principal caller = session.principal();
         return caller.roleIn(slug.organization()).map(role -> role.atLeast(least)).orElse(false);
     }
@@ -448,23 +523,6 @@ public final class WebUi {
         }
     }
 
-    /** What a live job page compares to know whether anything changed: its status, its steps' and its output's. */
-    private String signature(JobDetailsJson job, int node) {
-        StringBuilder s = new StringBuilder(job.status());
-        for (JobDetailsJson.Step step : job.steps()) {
-            for (JobDetailsJson.Action action : step.actions()) {
-                if (action.index() == node) {
-                    s.append('|').append(action.step()).append(action.status());
-                }
-            }
-        }
-        s.append('|').append(read(() -> output.length(job.id(), node)));
-        if (job.waiting() != null) {
-            s.append('|').append(job.waiting().reason()).append(job.waiting().forMs() / 1000);
-        }
-        return Integer.toHexString(s.toString().hashCode());
-    }
-
     /** Only a path on this server: a sign-in never sends the browser elsewhere. */
     private static String safeNext(String next) {
         return next != null && next.startsWith("/") && !next.startsWith("//") && !next.contains("\\")
@@ -475,11 +533,11 @@ public final class WebUi {
         return URLEncoder.encode(text, StandardCharsets.UTF_8);
     }
 
-    private interface Io<T> {
+    interface Io<T> {
         T get() throws IOException;
     }
 
-    private static <T> T read(Io<T> body) {
+    static <T> T read(Io<T> body) {
         try {
             return body.get();
         } catch (IOException e) {

@@ -20,7 +20,8 @@ import org.junit.jupiter.api.Test;
 /**
  * What every {@link OutputStore} promises, run against each implementation by a subclass: appends from an offset
  * that skip what is stored and refuse a gap, notes at the end, reads from an offset up to the length at open, a
- * stream longer than one database row, and notes from several threads at once each kept whole.
+ * stream longer than one database row, the lengths of several streams at once, and notes from several threads at
+ * once each kept whole.
  */
 abstract class OutputStoreContract {
     final UUID job = UUID.randomUUID();
@@ -39,6 +40,18 @@ abstract class OutputStoreContract {
         assertThat(read(0, 99)).isEmpty();
         assertThat(read(1, 0)).as("another node's stream").isEmpty();
         assertThat(store().length(job, 0)).isEqualTo(12);
+    }
+
+    @Test
+    void lengths_of_several_streams_come_at_once_and_an_unwritten_one_is_zero() throws IOException {
+        UUID other = UUID.randomUUID();
+        store().append(job, 0, 0, text("hello "));
+        store().append(job, 0, 6, text("world\n"));
+        store().append(job, 1, 0, text("node 1"));
+
+        assertThat(store().lengths(List.of(new OutputStore.Node(job, 0), new OutputStore.Node(job, 1),
+                new OutputStore.Node(other, 0)))).isEqualTo(java.util.Map.of(new OutputStore.Node(job, 0), 12L,
+                new OutputStore.Node(job, 1), 6L, new OutputStore.Node(other, 0), 0L));
     }
 
     @Test

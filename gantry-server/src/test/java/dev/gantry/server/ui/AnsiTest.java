@@ -31,6 +31,25 @@ class AnsiTest {
     void bright_and_256_colours_map_to_the_sixteen_and_a_colour_runs_over_lines() {
         assertThat(Ansi.toHtml("\u001b[92mok\u001b[38;5;1mred\u001b[38;5;200mpink\u001b[39m"))
                 .isEqualTo("<span class=\"a-fg-10\">ok</span><span class=\"a-fg-1\">red</span>pink");
-        assertThat(Ansi.toHtml("\u001b[32mone\ntwo")).isEqualTo("<span class=\"a-fg-2\">one\ntwo</span>");
+        assertThat(Ansi.toHtml("\u001b[32mone\ntwo"))
+                .as("each line closes its spans, so that lines can be appended one by one")
+                .isEqualTo("<span class=\"a-fg-2\">one</span>\n<span class=\"a-fg-2\">two</span>");
+    }
+
+    @Test
+    void a_renderer_carries_the_colours_from_one_chunk_to_the_next_and_writes_them_down() {
+        Ansi.Renderer renderer = new Ansi.Renderer();
+        assertThat(renderer.render("\u001b[1;32mgreen\n")).isEqualTo("<span class=\"a-fg-2 a-b\">green</span>\n");
+        String state = renderer.state();
+
+        assertThat(Ansi.Renderer.resume(state).render("still\u001b[0m plain"))
+                .isEqualTo("<span class=\"a-fg-2 a-b\">still</span> plain");
+        assertThat(Ansi.Renderer.resume("nonsense").render("x")).isEqualTo("x");
+    }
+
+    @Test
+    void a_carriage_return_inside_a_coloured_line_leaves_balanced_spans() {
+        assertThat(Ansi.toHtml("\u001b[31mA\nB\rC")).isEqualTo(
+                "<span class=\"a-fg-1\">A</span>\n<span class=\"a-fg-1\">C</span>");
     }
 }
