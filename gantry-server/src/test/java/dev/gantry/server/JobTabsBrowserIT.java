@@ -90,10 +90,14 @@ class JobTabsBrowserIT {
         page.waitForURL(base + "/artifacts");
         axe.assertNoSeriousViolations(page);
         Screenshots.fullPage(page, SCREENSHOTS.resolve("job-artifacts.png"));
-        // The artifact's script would mark this origin's storage if it ran here; it is saved as a file instead.
+        // The artifact's script would mark this origin's storage if it ran here; it is saved as a file instead,
+        // from the link and when the browser is sent to its address without the link's download hint alike.
         Download download = page.waitForDownload(() -> page.getByText("coverage/index.html").click());
         assertThat(download.suggestedFilename()).isEqualTo("index.html");
         assertThat(download.failure()).isNull();
+        String href = page.getByText("coverage/index.html").getAttribute("href");
+        Download direct = page.waitForDownload(() -> page.evaluate("href => { window.location.href = href; }", href));
+        assertThat(direct.suggestedFilename()).isEqualTo("index.html");
         assertThat(page.url()).isEqualTo(base + "/artifacts");
         assertThat(page.evaluate("() => localStorage.getItem('pwned')")).isNull();
 
@@ -134,7 +138,8 @@ class JobTabsBrowserIT {
                    "result": "success", "run_time": 0.21},
                   {"classname": "app.ParserTest", "name": "parses_dates", "file": "src/test/ParserTest.java",
                    "result": "failure", "run_time": 1.52,
-                   "message": "expected: <2026-01-01> but was: <2025-12-31>\\n\\tat app.ParserTest.parses_dates(ParserTest.java:42)\\n\\tat java.base/java.lang.reflect.Method.invoke(Method.java:580)"},
+                   "message": "expected: <2026-01-01> but was: <2025-12-31>\\n\\tat app.ParserTest.parses_dates\
+                (ParserTest.java:42)\\n\\tat java.base/java.lang.reflect.Method.invoke(Method.java:580)"},
                   {"classname": "app.LexerTest", "name": "skips_comments", "file": "src/test/LexerTest.java",
                    "result": "skipped", "run_time": 0, "message": "not on this platform"},
                   {"classname": "app.LexerTest", "name": "lexes_strings", "file": "src/test/LexerTest.java",
