@@ -314,8 +314,8 @@ public final class GantryServer implements AutoCloseable {
                             settings.maxPipelineJobs()),
                     new ScheduleRoutes(schedules), new SecretRoutes(secrets, secretBox), new UserRoutes(users),
                     new AgentTokenRoutes(jdbi, clock, new SecureRandom()), new HealthCheck(jdbi),
-                    new WebUi(jdbi, authentication, jobs, commands, storage.output(jdbi), audit, status,
-                            metrics.registry(), clock, new SecureRandom()),
+                    new WebUi(jdbi, authentication, jobs, commands, storage.output(jdbi), results.forPages(), audit,
+                            status, metrics.registry(), clock, new SecureRandom()),
                     new StatusRoutes(status, externalUrl));
             Javalin http = api.http();
             startHttp(http, settings);

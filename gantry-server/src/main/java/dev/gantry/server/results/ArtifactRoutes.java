@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.UUID;
 import java.util.stream.Collectors;
 import org.jdbi.v3.core.Jdbi;
 
@@ -76,16 +77,19 @@ final class ArtifactRoutes {
 
     void download(Context ctx) throws IOException {
         JobResultsDao.Job job = jobs.find(ctx, "job_number");
-        String nodeText = ctx.pathParam("node");
-        String pathText = ctx.pathParam("path");
+        send(ctx, job.id(), ctx.pathParam("node"), ctx.pathParam("path"));
+    }
+
+    /** Answers {@code ctx} with the artifact at {@code pathText} of node {@code nodeText} of the job; 404 if none. */
+    void send(Context ctx, UUID jobId, String nodeText, String pathText) throws IOException {
         BlobName path = BlobName.parse(pathText).orElseThrow(() -> ApiException.invalid("path",
                 "an artifact path is " + BlobName.RULE + ", got " + ApiException.quote(pathText)));
         if (!nodeText.matches("\\d{1,9}") || jdbi.withExtension(JobResultsDao.class,
-                dao -> dao.artifactExists(job.id(), Integer.parseInt(nodeText), path.toString())).isEmpty()) {
+                dao -> dao.artifactExists(jobId, Integer.parseInt(nodeText), path.toString())).isEmpty()) {
             throw ApiException.notFound("no artifact " + ApiException.quote(pathText) + " on node "
                     + ApiException.quote(nodeText));
         }
-        BlobName name = BlobLayout.artifact(job.id(), Integer.parseInt(nodeText), path);
+        BlobName name = BlobLayout.artifact(jobId, Integer.parseInt(nodeText), path);
         Optional<URI> direct = blobs.directDownload(name, contentType(path.fileName()), attachment(path.fileName()));
         if (direct.isPresent()) {
             // From the bucket's origin, not the server's: what the file could do there touches no Gantry credential.
@@ -136,7 +140,7 @@ final class ArtifactRoutes {
     }
 
     /** Each segment percent-encoded, the slashes between them kept. */
-    private static String encode(String path) {
+    static String encode(String path) {
         return Arrays.stream(path.split("/")).map(s -> URLEncoder.encode(s, StandardCharsets.UTF_8)
                 .replace("+", "%20")).collect(Collectors.joining("/"));
     }

@@ -10,6 +10,9 @@ import org.jdbi.v3.sqlobject.statement.SqlQuery;
 @RegisterConstructorMapper(JobResultsDao.Job.class)
 @RegisterConstructorMapper(JobResultsDao.Artifact.class)
 @RegisterConstructorMapper(JobResultsDao.TestCase.class)
+@RegisterConstructorMapper(JobResults.TestCounts.class)
+@RegisterConstructorMapper(JobResults.Test.class)
+@RegisterConstructorMapper(JobResults.Artifact.class)
 interface JobResultsDao {
     record Job(UUID id, String status, int parallelism) {
     }
@@ -58,4 +61,44 @@ interface JobResultsDao {
             LIMIT :limit
             """)
     List<TestCase> tests(UUID jobId, int node, int seq, int limit);
+
+    /** The job's tests by outcome, and how many of them {@code filter} matches ({@link #failuresFirst}). */
+    @SqlQuery("""
+            SELECT count(*) FILTER (WHERE result = 'success') AS passed,
+                   count(*) FILTER (WHERE result IN ('failure', 'error')) AS failed,
+                   count(*) FILTER (WHERE result = 'skipped') AS skipped,
+                   count(*) FILTER (WHERE strpos(lower(classname || '.' || name || ' ' || coalesce(file, '')),
+                                                 lower(:filter)) > 0) AS matching
+            FROM gantry.test_case
+            WHERE job_id = :jobId
+            """)
+    JobResults.TestCounts testCounts(UUID jobId, String filter);
+
+    /**
+     * The job's tests whose class, name or file contains {@code filter} (any case; {@code ""} matches all), failures
+     * and errors first, each part in node then report order. Plain text, not a pattern: {@code strpos}, not
+     * {@code LIKE}, so {@code %} and {@code _} are only themselves.
+     */
+    @SqlQuery("""
+            SELECT node_index, classname, name, file, result, run_time, message
+            FROM gantry.test_case
+            WHERE job_id = :jobId
+              AND strpos(lower(classname || '.' || name || ' ' || coalesce(file, '')), lower(:filter)) > 0
+            ORDER BY result IN ('failure', 'error') DESC, node_index, seq
+            LIMIT :limit OFFSET :offset
+            """)
+    List<JobResults.Test> failuresFirst(UUID jobId, String filter, int offset, int limit);
+
+    /** The job's first {@code limit} artifacts with their sizes, in node then bytewise path order. */
+    @SqlQuery("""
+            SELECT node_index, path, size
+            FROM gantry.artifact
+            WHERE job_id = :jobId
+            ORDER BY node_index, path COLLATE "C"
+            LIMIT :limit
+            """)
+    List<JobResults.Artifact> artifactsWithSizes(UUID jobId, int limit);
+
+    @SqlQuery("SELECT count(*) FROM gantry.artifact WHERE job_id = :jobId")
+    long artifactCount(UUID jobId);
 }

@@ -17,6 +17,7 @@ public final class ResultsApi implements AutoCloseable {
     private final OutputRoutes output;
     private final ArtifactRoutes artifacts;
     private final TestRoutes tests;
+    private final JobResults forPages;
 
     /** @param externalUrl where clients reach the server, which artifact {@code url}s start with */
     public ResultsApi(Jdbi jdbi, BlobStore blobs, OutputStore outputs, ExternalUrl externalUrl) {
@@ -25,6 +26,12 @@ public final class ResultsApi implements AutoCloseable {
         this.output = new OutputRoutes(jobs, outputs, follower);
         this.artifacts = new ArtifactRoutes(jdbi, jobs, blobs, externalUrl);
         this.tests = new TestRoutes(jdbi, jobs);
+        this.forPages = new JobResults(jdbi, artifacts);
+    }
+
+    /** The same results as the web UI's pages read them. */
+    public JobResults forPages() {
+        return forPages;
     }
 
     /** Adds the routes to {@code routes}, each asking {@code viewer} (a viewer of the project's organization). */

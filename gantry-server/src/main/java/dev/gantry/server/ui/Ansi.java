@@ -113,6 +113,31 @@ final class Ansi {
         }
     }
 
+    /**
+     * The text of {@code text} as a terminal shows it, without colours: escape sequences and control characters
+     * dropped, a line redrawn after a carriage return kept as redrawn. What a search of the output matches against.
+     */
+    static String strip(String text) {
+        StringBuilder plain = new StringBuilder(text.length());
+        int lineStart = 0;
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c == '\u001b') {
+                i = Math.min(sequenceEnd(text, i), text.length() - 1);
+            } else if (c == '\r') {
+                if (i + 1 >= text.length() || text.charAt(i + 1) != '\n') {
+                    plain.setLength(lineStart);
+                }
+            } else if (c == '\n') {
+                plain.append('\n');
+                lineStart = plain.length();
+            } else if (c == '\t' || c >= ' ') {
+                plain.append(c);
+            }
+        }
+        return plain.toString();
+    }
+
     /** The index of the final byte of the escape sequence starting at {@code start}. */
     private static int sequenceEnd(String text, int start) {
         if (start + 1 >= text.length()) {

@@ -49,6 +49,21 @@ public final class Format {
         return duration((to == null ? now : to).toEpochMilli() - from.toEpochMilli());
     }
 
+    /** {@code 512 B}, {@code 1.5 KiB}, {@code 12.0 MiB}, {@code 3.1 GiB}. */
+    public static String bytes(long bytes) {
+        if (bytes < 1024) {
+            return bytes + " B";
+        }
+        String[] units = {"KiB", "MiB", "GiB", "TiB"};
+        double value = bytes / 1024.0;
+        int unit = 0;
+        while (value >= 1024 && unit < units.length - 1) {
+            value /= 1024;
+            unit++;
+        }
+        return "%.1f %s".formatted(value, units[unit]);
+    }
+
     /** {@code on_hold} → {@code on hold}, {@code infrastructure_fail} → {@code infrastructure fail}. */
     public static String status(String status) {
         return status == null ? "" : status.replace('_', ' ');

@@ -10,6 +10,7 @@ import dev.gantry.server.job.JobDetailsJson;
 import dev.gantry.server.job.JobRoutes;
 import dev.gantry.server.orchestrator.WorkflowCommands;
 import dev.gantry.server.project.ProjectSlug;
+import dev.gantry.server.results.JobResults;
 import dev.gantry.server.status.StatusPage;
 import dev.gantry.server.status.StatusReport;
 import dev.gantry.server.status.StatusRoutes;
@@ -61,6 +62,7 @@ public final class WebUi implements AutoCloseable {
     private final AuditLog audit;
     private final InstantSource clock;
     private final StatusPage status;
+    private final JobTabs tabs;
     private final TemplateEngine templates = TemplateEngine.createPrecompiled(ContentType.Html);
     private final ErrorResponses errors = new ErrorResponses();
     private final LiveChanges changes;
@@ -68,7 +70,8 @@ public final class WebUi implements AutoCloseable {
 
     /** @param metrics where the live pages' open streams are counted ({@code gantry_ui_live_streams}) */
     public WebUi(Jdbi jdbi, ApiAuthentication authentication, JobRoutes jobs, WorkflowCommands commands,
-                 OutputStore output, AuditLog audit, StatusPage status, MeterRegistry metrics, InstantSource clock,
+                 OutputStore output, JobResults results, AuditLog audit, StatusPage status, MeterRegistry metrics,
+                 InstantSource clock,
                  SecureRandom random) {
         this.sessions = new UiSessions(jdbi, authentication, clock, random);
         this.reads = new UiReads(jdbi);
@@ -78,6 +81,7 @@ public final class WebUi implements AutoCloseable {
         this.audit = audit;
         this.clock = clock;
         this.status = status;
+        this.tabs = new JobTabs(results, output, reads);
         this.changes = new LiveChanges(jdbi, output);
         this.streams = new LiveStreams(this, changes, reads, output, clock, LiveStreams.MAX_STREAMS);
         Gauge.builder("gantry.ui.live.streams", streams::open)
@@ -204,6 +208,12 @@ public final class WebUi implements AutoCloseable {
             streams.job(ctx, s, slug, job, node(ctx, job.parallelism()));
         }));
         routes.get("/jobs/{vcs}/{org}/{name}/{number}/raw", page(this::raw));
+        routes.get("/jobs/{vcs}/{org}/{name}/{number}/tests", page((ctx, s) -> tab(ctx, s, "tests", tabs::tests)));
+        routes.get("/jobs/{vcs}/{org}/{name}/{number}/artifacts",
+                page((ctx, s) -> tab(ctx, s, "artifacts", tabs::artifacts)));
+        routes.get("/jobs/{vcs}/{org}/{name}/{number}/artifacts/{node}/<path>",
+                page((ctx, s) -> tabs.download(ctx, visibleJob(ctx, s))));
+        routes.get("/jobs/{vcs}/{org}/{name}/{number}/search", page((ctx, s) -> tab(ctx, s, "search", tabs::search)));
         routes.post("/jobs/{vcs}/{org}/{name}/{number}/cancel", action((ctx, session, slug) -> {
             long number = number(ctx);
             commands.cancelJob(slug.organization(), slug.name(), number, session.principal().login());
@@ -366,6 +376,31 @@ public final class WebUi implements AutoCloseable {
         ctx.contentType("text/plain; charset=utf-8");
         ctx.header("Content-Disposition", "inline; filename=\"job-" + number + "-node-" + node + ".log\"");
         ctx.result(read(() -> output.read(job.id(), node, 0)));
+    }
+
+    private interface Tab {
+        Object model(Context ctx, JobTabs.JobHeader header) throws IOException;
+    }
+
+    /** The {@code name} tab of the job the path names (template {@code job_NAME.jte}). */
+    private void tab(Context ctx, UiSessions.Session session, String name, Tab tab) throws IOException {
+        JobDetailsJson job = visibleJob(ctx, session);
+        ProjectSlug slug = visibleSlug(ctx, session);
+        String title = Character.toUpperCase(name.charAt(0)) + name.substring(1) + " · job " + job.number() + " "
+                + job.name();
+        JobTabs.JobHeader header = new JobTabs.JobHeader(chrome(title, session, List.of(
+                new Crumb("Projects", "/projects"), new Crumb(slug.name(), "/pipelines/" + slug),
+                new Crumb("Job " + job.number(), "/jobs/" + slug + "/" + job.number()))), slug, job,
+                node(ctx, job.parallelism()), name);
+        render(ctx, 200, "job_" + name + ".jte", tab.model(ctx, header));
+    }
+
+    /** The job the path names, in a project the caller may see; else 404. */
+    private JobDetailsJson visibleJob(Context ctx, UiSessions.Session session) {
+        ProjectSlug slug = visibleSlug(ctx, session);
+        long number = number(ctx);
+        return jobs.details(slug, number)
+                .orElseThrow(() -> ApiException.notFound("no job " + number + " in project " + slug));
     }
 
     private void asset(Context ctx) {

@@ -12,6 +12,13 @@ class AnsiTest {
     }
 
     @Test
+    void stripping_keeps_the_text_a_terminal_shows_without_colours_or_escapes() {
+        assertThat(Ansi.strip("\u001b[1;31mFAIL\u001b[0m <b>\u001b]0;t\u0007\u0000 10%\r100%\r\n"))
+                .isEqualTo("100%\n");
+        assertThat(Ansi.strip("\u001b[32mok\u001b[0m <b>\tdone")).isEqualTo("ok <b>\tdone");
+    }
+
+    @Test
     void text_is_escaped_so_output_cannot_inject_markup() {
         assertThat(Ansi.toHtml("<script>alert('x')</script> & \"q\""))
                 .isEqualTo("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; &quot;q&quot;");
