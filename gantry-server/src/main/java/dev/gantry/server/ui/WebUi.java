@@ -59,10 +59,12 @@ public final class WebUi {
     private final AuditLog audit;
     private final InstantSource clock;
     private final StatusPage status;
+    private final InsightPages insights;
     private final TemplateEngine templates = TemplateEngine.createPrecompiled(ContentType.Html);
 
     public WebUi(Jdbi jdbi, ApiAuthentication authentication, JobRoutes jobs, WorkflowCommands commands,
-                 OutputStore output, AuditLog audit, StatusPage status, InstantSource clock, SecureRandom random) {
+                 OutputStore output, AuditLog audit, StatusPage status, InsightPages insights, InstantSource clock,
+                 SecureRandom random) {
         this.sessions = new UiSessions(jdbi, authentication, clock, random);
         this.reads = new UiReads(jdbi);
         this.jobs = jobs;
@@ -71,6 +73,7 @@ public final class WebUi {
         this.audit = audit;
         this.clock = clock;
         this.status = status;
+        this.insights = insights;
     }
 
     // ---- page models, one per template ----
@@ -144,6 +147,12 @@ public final class WebUi {
         routes.get("/pipelines/{vcs}/{org}/{name}/{number}", page((ctx, s) -> pipeline(ctx, s, "pipeline.jte")));
         routes.get("/pipelines/{vcs}/{org}/{name}/{number}/live",
                 page((ctx, s) -> pipeline(ctx, s, "pipeline_workflows.jte")));
+        // Fleet, queues and insights: models and who sees what in InsightPages.
+        routes.get("/fleet", page((ctx, s) -> render(ctx, 200, "fleet.jte",
+                insights.fleet(chrome("Fleet", s, List.of()), s.principal(), clock.instant()))));
+        routes.get("/queues", page((ctx, s) -> render(ctx, 200, "queues.jte",
+                insights.queues(chrome("Queues", s, List.of()), s.principal(), clock.instant()))));
+        routes.get("/insights/{vcs}/{org}/{name}", page(this::insights));
         routes.get("/jobs/{vcs}/{org}/{name}/{number}", page((ctx, s) -> job(ctx, s, false)));
         routes.get("/jobs/{vcs}/{org}/{name}/{number}/live", page((ctx, s) -> job(ctx, s, true)));
         routes.get("/jobs/{vcs}/{org}/{name}/{number}/raw", page(this::raw));
@@ -208,6 +217,15 @@ public final class WebUi {
         render(ctx, 200, "pipelines.jte", new PipelinesPage(chrome(slug.name(), session,
                 List.of(new Crumb("Projects", "/projects"))), slug, branch, reads.pipelines(projectId, branch,
                 before)));
+    }
+
+    private void insights(Context ctx, UiSessions.Session session) {
+        ProjectSlug slug = visibleSlug(ctx, session);
+        UUID projectId = reads.projectId(slug).orElseThrow(() -> notFound(slug));
+        String branch = Optional.ofNullable(ctx.queryParam("branch")).filter(b -> !b.isBlank()).orElse(null);
+        render(ctx, 200, "insights.jte", insights.insights(chrome("Insights", session, List.of(
+                new Crumb("Projects", "/projects"), new Crumb(slug.name(), "/pipelines/" + slug))), slug, projectId,
+                InsightPages.days(ctx.queryParam("days")), branch, clock.instant()));
     }
 
     private void pipeline(Context ctx, UiSessions.Session session, String template) {
