@@ -123,7 +123,7 @@ public final class InsightPages {
                     SvgChart.of("Duration of successful " + w.name() + " runs per day", labels, List.of(
                             new SvgChart.Series("p50", "p50", w.days().stream().map(d -> millis(d.p50Ms())).toList()),
                             new SvgChart.Series("p95", "p95", w.days().stream().map(d -> millis(d.p95Ms())).toList())),
-                            null, v -> Format.duration((long) v))));
+                            durationTop(w), v -> Format.duration((long) v))));
         }
         return new InsightsPage(chrome, slug, report, charts, ProjectInsights.WINDOWS);
     }
@@ -132,6 +132,14 @@ public final class InsightPages {
     static int days(String text) {
         return ProjectInsights.WINDOWS.stream().filter(d -> Integer.toString(d).equals(text)).findFirst()
                 .orElse(ProjectInsights.DEFAULT_DAYS);
+    }
+
+    /** The duration axis' top: a round number of minutes (or seconds) above the slowest p95, so ticks read well. */
+    static Double durationTop(ProjectInsights.Workflow w) {
+        long slowest = w.days().stream().map(ProjectInsights.Day::p95Ms).filter(ms -> ms != null)
+                .mapToLong(Long::longValue).max().orElse(0);
+        long unit = slowest >= 120_000 ? 60_000 : slowest >= 2_000 ? 1_000 : 1;
+        return SvgChart.niceCeiling((double) slowest / unit) * unit;
     }
 
     private static Double millis(Long ms) {

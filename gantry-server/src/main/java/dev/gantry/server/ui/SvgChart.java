@@ -60,6 +60,11 @@ public record SvgChart(String title, String summary, int width, int height, List
         return height - BOTTOM;
     }
 
+    /** How an x label lines up with its point: the first and last stay inside the chart. */
+    public String anchor(Tick tick) {
+        return tick.at() <= plotLeft() ? "start" : tick.at() >= plotRight() ? "end" : "middle";
+    }
+
     /** Whether any series has a value: without one the chart says so instead of drawing empty axes. */
     public boolean empty() {
         return lines.stream().allMatch(l -> l.dots().isEmpty());

@@ -105,6 +105,8 @@ class SvgChartTest {
 
         assertThat(chart.xTicks()).extracting(SvgChart.Tick::label).containsExactly("d0", "d7", "d15", "d22",
                 "d29");
+        assertThat(chart.xTicks()).extracting(chart::anchor).containsExactly("start", "middle", "middle", "middle",
+                "end");
     }
 
     @Test
