@@ -29,6 +29,7 @@ import dev.gantry.server.fleet.FleetView;
 import dev.gantry.server.fleet.ImagePools;
 import dev.gantry.server.fleet.PoolPauses;
 import dev.gantry.server.fleet.QueueInsights;
+import dev.gantry.server.insights.ProjectInsights;
 import dev.gantry.server.fleet.SchedulerMatcher;
 import dev.gantry.server.http.ExternalUrl;
 import dev.gantry.server.http.HealthCheck;
@@ -62,6 +63,7 @@ import dev.gantry.server.status.StatusRoutes;
 import dev.gantry.server.storage.BlobStore;
 import dev.gantry.server.storage.Storage;
 import dev.gantry.server.webhook.WebhookRoutes;
+import dev.gantry.server.ui.InsightPages;
 import dev.gantry.server.ui.WebUi;
 import dev.gantry.server.workflow.WorkflowRoutes;
 import dev.gantry.server.workflow.Workflows;
@@ -302,20 +304,23 @@ public final class GantryServer implements AutoCloseable {
             AuditLog audit = new AuditLog(jdbi, clock);
             JobRoutes jobs = new JobRoutes(jdbi, new FleetView(fleet), clock, externalUrl);
             WorkflowCommands commands = new WorkflowCommands(jdbi, clock, tasksQueued);
+            QueueInsights queueInsights = new QueueInsights(jdbi, fleet, clock);
+            FleetInsights fleetInsights = new FleetInsights(jdbi, fleet, autoscaling, clock);
+            QueueAdminRoutes queueAdmin = new QueueAdminRoutes(queues);
             HttpApi.Api api = HttpApi.create(settings.host(), settings.port(), settings.tls(), authentication,
                     new RouteOwners(jdbi), audit,
                     new ProjectRoutes(new Projects(jdbi, clock, settings.repositories(), repositoryUrls)),
                     new PipelineRoutes(triggers), new WorkflowRoutes(new Workflows(jdbi)), jobs,
                     new WorkflowCommandRoutes(commands),
-                    new QueueInsights(jdbi, fleet, clock), new FleetInsights(jdbi, autoscaling),
-                    new PoolPauses(jdbi, clock), new QueueAdminRoutes(queues), metrics, agents, results,
+                    queueInsights, fleetInsights, new PoolPauses(jdbi, clock), queueAdmin, metrics, agents, results,
                     new OrbRoutes(orbs), new WebhookRoutes(jdbi, triggers, clock),
                     new Continuations(jdbi, orbs, fleetConfig.resourceClasses(), clock, tasksQueued,
                             settings.maxPipelineJobs()),
                     new ScheduleRoutes(schedules), new SecretRoutes(secrets, secretBox), new UserRoutes(users),
                     new AgentTokenRoutes(jdbi, clock, new SecureRandom()), new HealthCheck(jdbi),
                     new WebUi(jdbi, authentication, jobs, commands, storage.output(jdbi), results.forPages(), audit,
-                            status, metrics.registry(), clock, new SecureRandom()),
+                            status, new InsightPages(fleetInsights, queueInsights, queueAdmin,
+                            new ProjectInsights(jdbi)), metrics.registry(), clock, new SecureRandom()),
                     new StatusRoutes(status, externalUrl));
             Javalin http = api.http();
             startHttp(http, settings);

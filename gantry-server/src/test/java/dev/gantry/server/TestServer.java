@@ -34,6 +34,12 @@ final class TestServer implements AutoCloseable {
         return new TestServer(GantryServer.start(settings, dataSource, home), dataSource);
     }
 
+    /** A server with {@code settings} that autoscales {@code fleet}. */
+    static TestServer startAutoscaling(DataSource dataSource, Path home, ServerSettings settings,
+                                       dev.gantry.server.fleet.Autoscaling.Setup fleet) {
+        return new TestServer(GantryServer.start(settings, dataSource, home, fleet), dataSource);
+    }
+
     Jdbi jdbi() {
         return jdbi;
     }

@@ -49,19 +49,19 @@ public final class QueueAdminRoutes {
     }
 
     /** One queue: its depth (zero for one without messages) and its setting. */
-    record QueueJson(String queue, long ready, long running, long dead, long oldestReadyAgeMs, boolean paused,
+    public record QueueJson(String queue, long ready, long running, long dead, long oldestReadyAgeMs, boolean paused,
                      Integer maxRunning, Double maxPerSecond, RampJson ramp) {
     }
 
     /** The ramp of the queue's last resume, when it had one. */
-    record RampJson(double from, long overSeconds, String resumedAt) {
+    public record RampJson(double from, long overSeconds, String resumedAt) {
     }
 
-    record DatabaseJson(double walBytesPerSecond, long deadTuples, long liveTuples, double commitLatencyMs,
+    public record DatabaseJson(double walBytesPerSecond, long deadTuples, long liveTuples, double commitLatencyMs,
                         List<Integer> liveEpochs) {
     }
 
-    record QueuesJson(List<QueueJson> items, DatabaseJson database) {
+    public record QueuesJson(List<QueueJson> items, DatabaseJson database) {
     }
 
     record DeadJson(long id, String queue, int attempts, String reason, String diedAt, String payload) {
@@ -72,6 +72,11 @@ public final class QueueAdminRoutes {
 
     /** {@code GET /api/v2/admin/queues}. */
     public void list(Context ctx) {
+        Json.respond(ctx, 200, read());
+    }
+
+    /** Every queue with messages or a setting, by name, and the database's health: the list, as the UI shows it. */
+    public QueuesJson read() {
         Map<String, QueueStats> stats = queues.stats().stream()
                 .collect(Collectors.toMap(QueueStats::queue, Function.identity()));
         Map<String, QueueControl> controls = queues.controls().stream()
@@ -80,9 +85,9 @@ public final class QueueAdminRoutes {
         stats.keySet().forEach(q -> items.put(q, json(q, stats.get(q), controls.get(q))));
         controls.keySet().forEach(q -> items.computeIfAbsent(q, name -> json(name, null, controls.get(name))));
         DatabaseHealth health = queues.health();
-        Json.respond(ctx, 200, new QueuesJson(List.copyOf(items.values()), new DatabaseJson(
+        return new QueuesJson(List.copyOf(items.values()), new DatabaseJson(
                 health.walBytesPerSecond(), health.deadTuples(), health.liveTuples(),
-                health.commitLatency().toNanos() / 1e6, queues.liveEpochs())));
+                health.commitLatency().toNanos() / 1e6, queues.liveEpochs()));
     }
 
     /** {@code GET /api/v2/admin/queues/{queue}/dead}. */

@@ -26,9 +26,11 @@ import org.jdbi.v3.sqlobject.statement.SqlQuery;
 
 /**
  * {@code GET /api/v2/insights/queue}: per resource class, how many tasks are pending and why (the scheduler's reasons,
- * from its decision now), and the waits over the last 15 minutes, hour and day: p50, p95 and max of queued → started
- * for the tasks that started in the window, counting the tasks still pending with their wait so far, so that a class
- * nobody serves shows its growing wait rather than nothing. Thread-safe.
+ * from its decision now), how long the oldest has waited, the same per pool the tasks run in (with the pool's pause,
+ * if an operator paused it), and the waits over the last 15 minutes, hour and day: p50, p95 and max of queued →
+ * started for the tasks that started in the window, counting the tasks still pending with their wait so far, so that
+ * a class nobody serves shows its growing wait rather than nothing. The web UI's queues page shows the same
+ * {@link #read}. Thread-safe.
  */
 public final class QueueInsights {
     /** The windows the waits are given over, by name. */
@@ -72,14 +74,30 @@ public final class QueueInsights {
     }
 
     /** One window's figures, as the JSON shows them. */
-    record WindowJson(long jobs, long p50Ms, long p95Ms, long maxMs) {
+    public record WindowJson(long jobs, long p50Ms, long p95Ms, long maxMs) {
     }
 
-    /** One class: pending tasks, why they wait, and its waits per window (a window without a task is left out). */
-    record ClassJson(String resourceClass, long pending, Map<String, Long> reasons, Map<String, WindowJson> waits) {
+    /**
+     * The pending tasks of one class in one pool: how many, how long the oldest has waited, why they wait, and the
+     * pool's pause ({@code pausedAt} and {@code pauseReason} null unless an operator paused it).
+     */
+    public record PoolJson(String pool, long pending, long oldestWaitingMs, Map<String, Long> reasons,
+                           String pausedAt, String pauseReason) {
     }
 
-    record InsightsJson(String generatedAt, List<ClassJson> items) {
+    /**
+     * One class: pending tasks, the oldest one's wait so far (0 when none waits), why they wait, the same per pool,
+     * and its waits per window (a window without a task is left out).
+     */
+    public record ClassJson(String resourceClass, long pending, long oldestWaitingMs, Map<String, Long> reasons,
+                            List<PoolJson> pools, Map<String, WindowJson> waits) {
+        /** The window's figures, or null when no task started or waited in it. */
+        public WindowJson window(String name) {
+            return waits.get(name);
+        }
+    }
+
+    public record InsightsJson(String generatedAt, List<ClassJson> items) {
     }
 
     private final Jdbi jdbi;
@@ -96,35 +114,34 @@ public final class QueueInsights {
         Json.respond(ctx, 200, read(clock.instant()));
     }
 
-    InsightsJson read(Instant now) {
+    /** The queues at {@code now}, read in one snapshot. */
+    public InsightsJson read(Instant now) {
         return jdbi.inTransaction(TransactionIsolationLevel.REPEATABLE_READ, h -> {
             FleetSnapshots.Loaded loaded = snapshots.load(h, now);
             Decision decision = Placement.place(loaded.snapshot());
             List<Dao.WaitRow> waits = h.attach(Dao.class).waits(now.atOffset(ZoneOffset.UTC),
                     now.minus(Duration.ofDays(1)).atOffset(ZoneOffset.UTC), WINDOWS.keySet().toArray(String[]::new),
                     WINDOWS.values().stream().mapToLong(Duration::toMillis).toArray());
-            return new InsightsJson(Json.time(now), classes(loaded, decision, waits));
+            return new InsightsJson(Json.time(now), classes(loaded, decision, waits, now));
         });
     }
 
-    private static List<ClassJson> classes(FleetSnapshots.Loaded loaded, Decision decision, List<Dao.WaitRow> waits) {
+    private static List<ClassJson> classes(FleetSnapshots.Loaded loaded, Decision decision, List<Dao.WaitRow> waits,
+                                           Instant now) {
         List<PendingJob> all = new ArrayList<>(loaded.snapshot().pending());
         all.addAll(loaded.paused());
-        Map<String, String> classOfJob = all.stream()
-                .collect(Collectors.toMap(PendingJob::id, j -> j.resourceClass().name()));
-        Map<String, Long> pending = all.stream()
-                .collect(Collectors.groupingBy(j -> j.resourceClass().name(), Collectors.counting()));
-        Map<String, Map<String, Long>> reasons = new TreeMap<>();
+        Map<String, PendingJob> byId = all.stream().collect(Collectors.toMap(PendingJob::id, j -> j));
+        // Reasons per class and pool: the scheduler's for the jobs it placed or left waiting, queue_paused for the
+        // jobs of paused pools (which placement never sees).
+        Map<String, Map<String, Map<String, Long>>> reasons = new TreeMap<>();
         for (PendingJob j : loaded.paused()) {
-            reasons.computeIfAbsent(j.resourceClass().name(), c -> new TreeMap<>()).merge("queue_paused", 1L,
-                    Long::sum);
+            count(reasons, j, "queue_paused");
         }
         for (Waiting w : decision.waiting()) {
-            reasons.computeIfAbsent(classOfJob.get(w.jobId()), c -> new TreeMap<>())
-                    .merge(w.reason().name().toLowerCase(Locale.ROOT), 1L, Long::sum);
+            count(reasons, byId.get(w.jobId()), w.reason().name().toLowerCase(Locale.ROOT));
         }
         for (Assignment a : decision.assignments()) {
-            reasons.computeIfAbsent(classOfJob.get(a.jobId()), c -> new TreeMap<>()).merge("starting", 1L, Long::sum);
+            count(reasons, byId.get(a.jobId()), "starting");
         }
         Map<String, Map<String, WindowJson>> byClass = new TreeMap<>();
         for (Dao.WaitRow row : waits) {
@@ -138,10 +155,37 @@ public final class QueueInsights {
                 }
             }
         }
+        Map<String, Map<String, List<PendingJob>>> pending = new TreeMap<>();
+        for (PendingJob j : all) {
+            pending.computeIfAbsent(j.resourceClass().name(), c -> new TreeMap<>())
+                    .computeIfAbsent(j.pool(), p -> new ArrayList<>()).add(j);
+        }
         pending.keySet().forEach(c -> byClass.computeIfAbsent(c, k -> new LinkedHashMap<>()));
         List<ClassJson> items = new ArrayList<>();
-        byClass.forEach((c, windows) -> items.add(new ClassJson(c, pending.getOrDefault(c, 0L),
-                reasons.getOrDefault(c, Map.of()), windows)));
+        byClass.forEach((c, windows) -> {
+            List<PoolJson> pools = new ArrayList<>();
+            Map<String, Long> classReasons = new TreeMap<>();
+            pending.getOrDefault(c, Map.of()).forEach((pool, jobs) -> {
+                Map<String, Long> poolReasons = reasons.getOrDefault(c, Map.of()).getOrDefault(pool, Map.of());
+                poolReasons.forEach((reason, n) -> classReasons.merge(reason, n, Long::sum));
+                FleetDao.PoolPause pause = loaded.pauses().get(pool);
+                pools.add(new PoolJson(pool, jobs.size(), oldestWait(jobs, now), poolReasons,
+                        pause == null ? null : Json.time(pause.pausedAt()), pause == null ? null : pause.reason()));
+            });
+            long oldest = pools.stream().mapToLong(PoolJson::oldestWaitingMs).max().orElse(0);
+            long count = pools.stream().mapToLong(PoolJson::pending).sum();
+            items.add(new ClassJson(c, count, oldest, classReasons, pools, windows));
+        });
         return items;
+    }
+
+    private static void count(Map<String, Map<String, Map<String, Long>>> reasons, PendingJob job, String reason) {
+        reasons.computeIfAbsent(job.resourceClass().name(), c -> new TreeMap<>())
+                .computeIfAbsent(job.pool(), p -> new TreeMap<>()).merge(reason, 1L, Long::sum);
+    }
+
+    private static long oldestWait(List<PendingJob> jobs, Instant now) {
+        return jobs.stream().map(PendingJob::enqueuedAt).min(Instant::compareTo)
+                .map(at -> Math.max(0, Duration.between(at, now).toMillis())).orElse(0L);
     }
 }

@@ -64,6 +64,19 @@ public final class Format {
         return "%.1f %s".formatted(value, units[unit]);
     }
 
+    /** {@code 40%}, {@code 66.7%}; empty for null. */
+    public static String percent(Double value) {
+        if (value == null) {
+            return "";
+        }
+        return value == Math.rint(value) ? "%.0f%%".formatted(value) : "%.1f%%".formatted(value);
+    }
+
+    /** A test's run time in seconds as {@link #duration} writes it. */
+    public static String seconds(double seconds) {
+        return duration(Math.round(seconds * 1000));
+    }
+
     /** {@code on_hold} → {@code on hold}, {@code infrastructure_fail} → {@code infrastructure fail}. */
     public static String status(String status) {
         return status == null ? "" : status.replace('_', ' ');

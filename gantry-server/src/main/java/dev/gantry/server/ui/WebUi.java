@@ -63,6 +63,7 @@ public final class WebUi implements AutoCloseable {
     private final InstantSource clock;
     private final StatusPage status;
     private final JobTabs tabs;
+    private final InsightPages insights;
     private final TemplateEngine templates = TemplateEngine.createPrecompiled(ContentType.Html);
     private final ErrorResponses errors = new ErrorResponses();
     private final LiveChanges changes;
@@ -70,8 +71,8 @@ public final class WebUi implements AutoCloseable {
 
     /** @param metrics where the live pages' open streams are counted ({@code gantry_ui_live_streams}) */
     public WebUi(Jdbi jdbi, ApiAuthentication authentication, JobRoutes jobs, WorkflowCommands commands,
-                 OutputStore output, JobResults results, AuditLog audit, StatusPage status, MeterRegistry metrics,
-                 InstantSource clock,
+                 OutputStore output, JobResults results, AuditLog audit, StatusPage status, InsightPages insights,
+                 MeterRegistry metrics, InstantSource clock,
                  SecureRandom random) {
         this.sessions = new UiSessions(jdbi, authentication, clock, random);
         this.reads = new UiReads(jdbi);
@@ -82,6 +83,7 @@ public final class WebUi implements AutoCloseable {
         this.clock = clock;
         this.status = status;
         this.tabs = new JobTabs(results, output, reads);
+        this.insights = insights;
         this.changes = new LiveChanges(jdbi, output);
         this.streams = new LiveStreams(this, changes, reads, output, clock, LiveStreams.MAX_STREAMS);
         Gauge.builder("gantry.ui.live.streams", streams::open)
@@ -207,6 +209,12 @@ public final class WebUi implements AutoCloseable {
                     .orElseThrow(() -> ApiException.notFound("no job " + number + " in project " + slug));
             streams.job(ctx, s, slug, job, node(ctx, job.parallelism()));
         }));
+        // Fleet, queues and insights: models and who sees what in InsightPages.
+        routes.get("/fleet", page((ctx, s) -> render(ctx, 200, "fleet.jte",
+                insights.fleet(chrome("Fleet", s, List.of()), s.principal(), clock.instant()))));
+        routes.get("/queues", page((ctx, s) -> render(ctx, 200, "queues.jte",
+                insights.queues(chrome("Queues", s, List.of()), s.principal(), clock.instant()))));
+        routes.get("/insights/{vcs}/{org}/{name}", page(this::insights));
         routes.get("/jobs/{vcs}/{org}/{name}/{number}/raw", page(this::raw));
         routes.get("/jobs/{vcs}/{org}/{name}/{number}/tests", page((ctx, s) -> tab(ctx, s, "tests", tabs::tests)));
         routes.get("/jobs/{vcs}/{org}/{name}/{number}/artifacts",
@@ -276,6 +284,15 @@ public final class WebUi implements AutoCloseable {
         render(ctx, 200, "pipelines.jte", new PipelinesPage(chrome(slug.name(), session,
                 List.of(new Crumb("Projects", "/projects"))), slug, branch, reads.pipelines(projectId, branch,
                 before)));
+    }
+
+    private void insights(Context ctx, UiSessions.Session session) {
+        ProjectSlug slug = visibleSlug(ctx, session);
+        UUID projectId = reads.projectId(slug).orElseThrow(() -> notFound(slug));
+        String branch = Optional.ofNullable(ctx.queryParam("branch")).filter(b -> !b.isBlank()).orElse(null);
+        render(ctx, 200, "insights.jte", insights.insights(chrome("Insights", session, List.of(
+                new Crumb("Projects", "/projects"), new Crumb(slug.name(), "/pipelines/" + slug))), slug, projectId,
+                InsightPages.days(ctx.queryParam("days")), branch, clock.instant()));
     }
 
     private void pipeline(Context ctx, UiSessions.Session session) {
