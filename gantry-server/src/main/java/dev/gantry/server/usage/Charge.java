@@ -11,7 +11,7 @@ import java.util.UUID;
  * @param minutes started minutes of {@code runMs}, at least one
  * @param day     the UTC day of {@code endedAt}
  */
-record Charge(UUID jobId, int nodeIndex, int attempt, String organization, UUID projectId, String projectName,
+public record Charge(UUID jobId, int nodeIndex, int attempt, String organization, UUID projectId, String projectName,
               String jobName, String actor, String resourceClass, UUID agentId, Instant startedAt, Instant endedAt,
               long runMs, long minutes, int creditsPerMinute, long credits, LocalDate day) {
 }
