@@ -12,7 +12,7 @@ import java.util.UUID;
  *                   completion); null when it never did
  * @param givenUpAt  when the lease sweeper gave the task up as lost, if it did
  */
-record TaskRecord(UUID jobId, int nodeIndex, int attempt, String organization, UUID projectId, String projectName,
+public record TaskRecord(UUID jobId, int nodeIndex, int attempt, String organization, UUID projectId, String projectName,
                   String jobName, String actor, String resourceClass, UUID agentId, String status,
                   Instant startedAt, Instant acceptedAt, Instant stoppedAt, Instant givenUpAt) {
 }

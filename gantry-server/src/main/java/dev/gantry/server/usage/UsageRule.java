@@ -26,14 +26,14 @@ import java.util.Optional;
  *   <li>A resource class the fleet file does not name (any more) costs 0 credits per minute; its minutes are kept.</li>
  * </ul>
  */
-final class UsageRule {
+public final class UsageRule {
     static final long MINUTE_MS = 60_000;
 
     private UsageRule() {
     }
 
     /** The charge for {@code task}, or empty when the rule charges nothing for it. */
-    static Optional<Charge> charge(TaskRecord task, ResourceClasses classes) {
+    public static Optional<Charge> charge(TaskRecord task, ResourceClasses classes) {
         Instant end = task.givenUpAt() != null ? task.givenUpAt() : task.stoppedAt();
         if (task.startedAt() == null || task.acceptedAt() == null || end == null || task.resourceClass() == null
                 || !TaskStatus.ofWord(task.status()).terminal()) {

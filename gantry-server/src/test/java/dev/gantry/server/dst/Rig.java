@@ -75,7 +75,8 @@ final class Rig implements AutoCloseable {
     /** Empties what the seeds wrote: the queue's messages and the server's tables. */
     void truncate() {
         checks.useHandle(h -> h.execute("""
-                TRUNCATE gantry_queue.message, gantry_queue.message_archive, gantry.project, gantry.agent CASCADE
+                TRUNCATE gantry_queue.message, gantry_queue.message_archive, gantry.project, gantry.agent,
+                         gantry.usage_charge, gantry.usage_month CASCADE
                 """));
     }
 
