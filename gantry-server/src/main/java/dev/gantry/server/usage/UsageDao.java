@@ -50,7 +50,7 @@ interface UsageDao {
                                              job_name, actor, resource_class, agent_id, started_at, ended_at, run_ms,
                                              minutes, credits_per_minute, credits, day, charged_at, backfilled)
             VALUES (:c.jobId, :c.nodeIndex, :c.attempt, :c.organization, :c.projectId, :c.projectName, :c.jobName,
-                    :c.actor, :c.resourceClass, :c.agentId, :startedAt, :endedAt, :c.runMs, :c.minutes,
+                    :c.actor, :c.resourceClass, CAST(:c.agentId AS uuid), :startedAt, :endedAt, :c.runMs, :c.minutes,
                     :c.creditsPerMinute, :c.credits, :c.day, :now, :backfilled)
             ON CONFLICT (job_id, node_index) DO NOTHING
             """)
