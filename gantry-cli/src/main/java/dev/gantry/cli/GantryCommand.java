@@ -13,6 +13,7 @@ import picocli.CommandLine.Spec;
         description = "Gantry, a self-hosted CI/CD server for CircleCI-style configs.",
         subcommands = {UpCommand.class, ServerCommand.class, AgentCommand.class, RunCommand.class,
             ConfigCommand.class, OrbCommand.class, UserCommand.class, MasterKeyCommand.class, QueueCommand.class,
+            UsageCommand.class,
             SimCommand.class, HelpCommand.class})
 public final class GantryCommand implements Runnable {
     @Spec

@@ -65,6 +65,8 @@ import dev.gantry.server.storage.Storage;
 import dev.gantry.server.webhook.WebhookRoutes;
 import dev.gantry.server.ui.InsightPages;
 import dev.gantry.server.ui.WebUi;
+import dev.gantry.server.usage.UsageLedger;
+import dev.gantry.server.usage.UsageRoutes;
 import dev.gantry.server.workflow.WorkflowRoutes;
 import dev.gantry.server.workflow.Workflows;
 import io.javalin.Javalin;
@@ -261,13 +263,15 @@ public final class GantryServer implements AutoCloseable {
         Autoscaling autoscaling = fleetSetup == null ? null : new Autoscaling(fleetSetup, jdbi, clock, instance);
         // Resource classes, image pins and organisation limits come from the fleet file, if there is one.
         FleetConfig fleetConfig = fleetSetup == null ? FleetConfig.defaults() : fleetSetup.config();
+        // Charged at each task's end in the agent protocol's transactions; backfills and settings on the main pool.
+        UsageLedger usage = new UsageLedger(jdbi, fleetConfig.resourceClasses(), clock);
         OpenClaims claiming = new OpenClaims();
         FleetSnapshots fleet = new FleetSnapshots(fleetConfig.resourceClasses(), new ImagePools(fleetConfig),
                 fleetConfig.orgLimits(), settings.agent().heartbeatInterval().multipliedBy(3),
                 autoscaling == null ? FleetSnapshots.Overlay.NONE : autoscaling, claiming);
         AgentApi agents = new AgentApi(agentJdbi, queues, settings.agent(), new SchedulerMatcher(fleet, clock),
                 claiming, blobs, storage.output(agentJdbi),
-                new AgentAuthentication(tokens.hash(TokenKind.AGENT), agentJdbi), secrets, repositoryUrls, clock);
+                new AgentAuthentication(tokens.hash(TokenKind.AGENT), agentJdbi), secrets, repositoryUrls, usage, clock);
         ExternalUrl externalUrl = settings.externalUrl() != null ? ExternalUrl.configured(settings.externalUrl())
                 : ExternalUrl.local();
         if (settings.port() != 0) { // else known once HTTP has taken a port
@@ -321,7 +325,7 @@ public final class GantryServer implements AutoCloseable {
                     new WebUi(jdbi, authentication, jobs, commands, storage.output(jdbi), results.forPages(), audit,
                             status, new InsightPages(fleetInsights, queueInsights, queueAdmin,
                             new ProjectInsights(jdbi)), metrics.registry(), clock, new SecureRandom()),
-                    new StatusRoutes(status, externalUrl));
+                    new StatusRoutes(status, externalUrl), new UsageRoutes(usage, jdbi, clock));
             Javalin http = api.http();
             startHttp(http, settings);
             externalUrl.listening(ServerSettings.localUrl(settings.host(), httpPort(http)));

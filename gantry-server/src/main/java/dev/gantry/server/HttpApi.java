@@ -25,6 +25,7 @@ import dev.gantry.server.results.ResultsApi;
 import dev.gantry.server.schedule.ScheduleRoutes;
 import dev.gantry.server.secret.SecretRoutes;
 import dev.gantry.server.ui.WebUi;
+import dev.gantry.server.usage.UsageRoutes;
 import dev.gantry.server.status.StatusRoutes;
 import dev.gantry.server.webhook.WebhookRoutes;
 import dev.gantry.server.workflow.WorkflowRoutes;
@@ -66,7 +67,7 @@ final class HttpApi {
                       WebhookRoutes webhooks, Continuations continuations, ScheduleRoutes schedules,
                       SecretRoutes secrets, UserRoutes users, AgentTokenRoutes agentTokens,
                       HealthCheck health, WebUi ui,
-                      StatusRoutes status) {
+                      StatusRoutes status, UsageRoutes usage) {
         ErrorResponses errors = new ErrorResponses();
         List<ApiRoutes.Route> table = new ArrayList<>();
         Javalin http = Javalin.create(config -> {
@@ -181,6 +182,13 @@ final class HttpApi {
             api.put(organization + "/group/{group}/member/{login}", organizationAdmin, users::addToGroup);
             api.delete(organization + "/group/{group}/member/{login}", organizationAdmin, users::removeFromGroup);
             api.get("/api/v2/audit-log", Access.SITE_ADMIN, audit::all);
+            // The usage ledger (docs/usage.md): the report limits itself to the caller's organizations.
+            api.get("/api/v2/insights/usage", Access.SIGNED_IN, usage::report);
+            api.get(organization + "/usage-settings", new Access.InOrganization(Role.VIEWER,
+                    RouteOwners.named("org")), usage::settings);
+            api.put(organization + "/usage-budget", organizationAdmin, usage::putBudget);
+            api.put("/api/v2/admin/organization/{org}/charging", Access.SITE_ADMIN, usage::putCharging);
+            api.post("/api/v2/admin/usage/backfill", Access.SITE_ADMIN, usage::backfill);
             api.post(organization + "/agent-token", organizationAdmin, agentTokens::issue);
             api.get(organization + "/agent-token", organizationAdmin, agentTokens::list);
             api.delete(organization + "/agent-token/{id}", organizationAdmin, agentTokens::revoke);

@@ -6,6 +6,7 @@ import dev.gantry.server.project.RepositoryUrls;
 import dev.gantry.server.secret.Secrets;
 import dev.gantry.server.storage.BlobStore;
 import dev.gantry.server.storage.OutputStore;
+import dev.gantry.server.usage.UsageLedger;
 import io.javalin.config.RoutesConfig;
 import java.time.InstantSource;
 import java.util.concurrent.ExecutorService;
@@ -39,18 +40,19 @@ public final class AgentApi implements AutoCloseable {
      * @param claiming where claims note that they are open, for the scheduler's snapshot
      * @param blobs   where caches, workspace layers and artifacts go
      * @param output  where the nodes' output goes
+     * @param usage   the ledger every task's end is charged to, in the transaction that ends it
      */
     public AgentApi(Jdbi jdbi, Queues queues, AgentSettings settings, TaskMatcher matcher, OpenClaims claiming,
                     BlobStore blobs, OutputStore output, AgentAuthentication authentication, Secrets secrets,
-                    RepositoryUrls repositoryUrls, InstantSource clock) {
+                    RepositoryUrls repositoryUrls, UsageLedger usage, InstantSource clock) {
         this.authentication = authentication;
-        Leases leases = new Leases(jdbi, wakeups, settings, clock);
+        Leases leases = new Leases(jdbi, wakeups, settings, clock, usage);
         this.agents = new AgentRoutes(new Claims(jdbi, settings, matcher, wakeups, claiming, secrets, repositoryUrls, clock), leases, output, settings,
                 waiters, clock);
         this.reports = new TaskReportRoutes(jdbi, leases, blobs, clock);
         this.caches = new CacheRoutes(jdbi, leases, blobs, clock);
         this.workspaces = new WorkspaceRoutes(jdbi, leases, blobs, clock);
-        this.sweeper = new LeaseSweeper(jdbi, queues, output, clock, settings.leaseTimeout(), wakeups);
+        this.sweeper = new LeaseSweeper(jdbi, queues, output, clock, settings.leaseTimeout(), wakeups, usage);
     }
 
     /** What the orchestrator calls after committing newly queued tasks, to wake waiting claims in this process. */

@@ -3,6 +3,7 @@ package dev.gantry.server.agent;
 import dev.gantry.queue.Queues;
 import dev.gantry.server.run.Orchestration;
 import dev.gantry.server.storage.OutputStore;
+import dev.gantry.server.usage.UsageLedger;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
@@ -23,8 +24,8 @@ import org.slf4j.LoggerFactory;
  * Gives up tasks whose agent stopped heartbeating. Every {@link #EVERY} it finds running tasks whose lease ran out.
  * One whose agent never accepted it (never renewed its lease) goes back to the queue. For each other, in one
  * transaction: the task moves to {@code infrastructure_fail} by compare-and-set (a heartbeat that
- * came meanwhile wins), a line in the node's output says the agent was lost, and if that was the job's last task the
- * job settles and the workflow's advance is requested ({@link JobSettlement}). The orchestrator retries the job.
+ * came meanwhile wins), a line in the node's output says the agent was lost, the task is charged for the time it ran
+ * ({@link UsageLedger#charge}), and if that was the job's last task the job settles and the workflow's advance is requested ({@link JobSettlement}). The orchestrator retries the job.
  *
  * <p>Several server processes may sweep the same database: the compare-and-set lets one of them give up each task.
  * {@link #start()} once, {@link #close()} once. A sweep that fails (the database is away) is logged, and the next one
@@ -49,12 +50,14 @@ final class LeaseSweeper implements AutoCloseable {
 
     private final Duration leaseTimeout;
     private final TaskWakeups wakeups;
+    private final UsageLedger usage;
     /** Set at the start and after a failed sweep: the next sweep renews every running lease instead. */
     private volatile boolean renewFirst;
 
     LeaseSweeper(Jdbi jdbi, Queues queues, OutputStore output, InstantSource clock, Duration leaseTimeout,
-                 TaskWakeups wakeups) {
+                 TaskWakeups wakeups, UsageLedger usage) {
         this.wakeups = wakeups;
+        this.usage = usage;
         this.jdbi = jdbi;
         this.queues = queues;
         this.output = output;
@@ -134,7 +137,7 @@ final class LeaseSweeper implements AutoCloseable {
                 // again it would wait forever, and its job (running, then queued) with it, in a canceled workflow.
                 // It ends canceled instead, and the job settles.
                 if (tasks.withdraw(task.jobId(), task.nodeIndex(), now.atOffset(ZoneOffset.UTC)) == 1) {
-                    settled(h, task, workflowId.get(), now);
+                    ended(h, task, workflowId.get(), now);
                     LOG.warn("Task {} of a canceled job was never accepted by its agent; canceled", task);
                 }
                 return false;
@@ -148,8 +151,13 @@ final class LeaseSweeper implements AutoCloseable {
         });
     }
 
-    /** After a task ended here: settles its job if that was its last task, and asks for the workflow's advance. */
-    private void settled(Handle h, TaskKey task, UUID workflowId, Instant now) {
+    /**
+     * After a task ended here: charges it (the rule decides: one given up after its agent had it ran on a machine,
+     * one its agent never accepted did not), settles its job if that was its last task, and asks for the workflow's
+     * advance.
+     */
+    private void ended(Handle h, TaskKey task, UUID workflowId, Instant now) {
+        usage.charge(h, task.jobId(), task.nodeIndex());
         if (JobSettlement.afterTaskEnded(h, task.jobId(), now) != null) {
             Orchestration.requestAdvance(h, queues, workflowId);
         }
@@ -164,7 +172,7 @@ final class LeaseSweeper implements AutoCloseable {
                 return false;
             }
             note(output.within(h), task, now);
-            settled(h, task, workflowId.get(), now);
+            ended(h, task, workflowId.get(), now);
             LOG.warn("Task {} lost its agent (no heartbeat before its lease ran out); marked infrastructure_fail",
                     task);
             return true;

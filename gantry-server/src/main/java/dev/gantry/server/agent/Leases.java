@@ -4,6 +4,7 @@ import dev.gantry.server.http.ApiException;
 import dev.gantry.server.orchestrator.WorkflowAdvancer;
 import dev.gantry.server.run.TaskStatus;
 import dev.gantry.server.run.WorkflowStatus;
+import dev.gantry.server.usage.UsageLedger;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
@@ -17,7 +18,8 @@ import org.jdbi.v3.core.Jdbi;
 
 /**
  * The lease fence: heartbeats renew a lease, every other call about a task must present the task's current lease
- * (else 409), and a completion ends the task by compare-and-set. Thread-safe.
+ * (else 409), and a completion ends the task by compare-and-set, charging it in the same transaction
+ * ({@link UsageLedger#charge}). Thread-safe.
  */
 final class Leases {
     /** How stale an agent's last-seen time may get before a heartbeat writes it again. */
@@ -27,9 +29,11 @@ final class Leases {
     private final TaskWakeups wakeups;
     private final AgentSettings settings;
     private final InstantSource clock;
+    private final UsageLedger usage;
 
-    Leases(Jdbi jdbi, TaskWakeups wakeups, AgentSettings settings, InstantSource clock) {
+    Leases(Jdbi jdbi, TaskWakeups wakeups, AgentSettings settings, InstantSource clock, UsageLedger usage) {
         this.jdbi = jdbi;
+        this.usage = usage;
         this.wakeups = wakeups;
         this.settings = settings;
         this.clock = clock;
@@ -121,6 +125,7 @@ final class Leases {
                 // After the compare-and-set, which proves the lease: all of it commits together in any case.
                 how[0] = Completed.ENDED;
                 last.record(h, false);
+                usage.charge(h, task.jobId(), task.nodeIndex());
                 return JobSettlement.afterTaskEnded(h, task.jobId(), now) != null
                         && WorkflowAdvancer.advance(h, workflowId, at);
             }
@@ -151,6 +156,8 @@ final class Leases {
             tasks.finishLate(task.jobId(), task.nodeIndex(), lease, status.word(), at);
             how[0] = Completed.LATE;
             last.record(h, true);
+            // Charged when the sweeper gave it up, unless charging was off then: the rule bills up to the give-up.
+            usage.charge(h, task.jobId(), task.nodeIndex());
             List<TaskStatus> statuses = tasks.statuses(task.jobId()).stream().map(TaskStatus::ofWord).toList();
             if (statuses.stream().anyMatch(s -> !s.terminal())) {
                 return false; // the job settles when its last node ends

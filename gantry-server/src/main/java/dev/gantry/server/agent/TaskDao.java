@@ -96,9 +96,12 @@ interface TaskDao {
             """)
     Optional<UUID> lockWorkflowOfJob(UUID jobId);
 
-    /** running → {@code status} for the holder of {@code lease}; 1 when it moved. */
+    /**
+     * running → {@code status} for the holder of {@code lease}; 1 when it moved. A completion proves the agent had
+     * the task, as any call with the lease does: it is accepted by then, if no call before said so.
+     */
     @SqlUpdate("""
-            UPDATE gantry.job_task SET status = :status, stopped_at = :now
+            UPDATE gantry.job_task SET status = :status, stopped_at = :now, accepted_at = coalesce(accepted_at, :now)
             WHERE job_id = :jobId AND node_index = :nodeIndex AND status = 'running' AND lease = :lease
             """)
     int finish(UUID jobId, int nodeIndex, UUID lease, String status, OffsetDateTime now);

@@ -8,6 +8,7 @@ import dev.gantry.server.secret.MasterKeys;
 import dev.gantry.server.secret.SecretBox;
 import dev.gantry.server.secret.Secrets;
 import dev.gantry.server.storage.OutputStore;
+import dev.gantry.server.usage.UsageLedger;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -34,14 +35,14 @@ public final class AgentCalls {
     private final LeaseSweeper sweeper;
 
     public AgentCalls(Jdbi jdbi, Queues queues, AgentSettings settings, TaskMatcher matcher, OutputStore output,
-                      InstantSource clock) {
+                      UsageLedger usage, InstantSource clock) {
         TaskWakeups wakeups = new TaskWakeups();
         SecretBox box = secretBox(jdbi, clock);
         this.claims = new Claims(jdbi, settings, matcher, wakeups, new OpenClaims(), new Secrets(jdbi, box, clock),
                 new RepositoryUrls(box), clock);
-        this.leases = new Leases(jdbi, wakeups, settings, clock);
+        this.leases = new Leases(jdbi, wakeups, settings, clock, usage);
         this.reports = new TaskReportRoutes(jdbi, leases, null, clock);
-        this.sweeper = new LeaseSweeper(jdbi, queues, output, clock, settings.leaseTimeout(), wakeups);
+        this.sweeper = new LeaseSweeper(jdbi, queues, output, clock, settings.leaseTimeout(), wakeups, usage);
     }
 
     /** {@code POST /register}. */

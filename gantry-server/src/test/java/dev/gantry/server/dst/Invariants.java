@@ -1,6 +1,10 @@
 package dev.gantry.server.dst;
 
+import dev.gantry.scheduler.ResourceClasses;
 import dev.gantry.server.run.JobStatus;
+import dev.gantry.server.usage.Charge;
+import dev.gantry.server.usage.TaskRecord;
+import dev.gantry.server.usage.UsageRule;
 import dev.gantry.server.run.WorkflowStatus;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -10,6 +14,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 
@@ -28,8 +33,8 @@ import static dev.gantry.server.run.JobStatus.SUCCESS;
  * simulated clients know (the ledger: which triggers were answered with which pipeline, which agent holds which
  * lease). Remembers what it saw last, so that it can check each change, not only each state.
  *
- * <p>Exactly-once side effects are a list of {@link ExactlyOnce} checks: Gantry records no notifications or charges
- * yet; when their tables come, each is one more entry in {@link #EXACTLY_ONCE}.
+ * <p>Exactly-once side effects are a list of {@link ExactlyOnce} checks: the usage ledger's charges among them
+ * ({@link #chargedOnce}); notifications, when their tables come, are one more entry in {@link #EXACTLY_ONCE}.
  */
 final class Invariants {
     /** What a client was told: the trigger with this key was answered with this pipeline. */
@@ -72,7 +77,17 @@ final class Invariants {
             Invariants::plannedOnce,
             Invariants::jobNumbersUnique,
             Invariants::settledOnce,
-            Invariants::tasksQueuedOnce);
+            Invariants::tasksQueuedOnce,
+            Invariants::chargedOnce);
+    /** The prices the rig's ledger charges at: the default fleet's. */
+    static final ResourceClasses CLASSES = ResourceClasses.defaults();
+
+    /**
+     * Whether the organization's charging was off at some moment of this seed: then a task that ended meanwhile may
+     * lack its charge, until the backfill at the seed's end.
+     */
+    boolean chargingWasOff;
+    private final Map<String, World.Charged> charged = new HashMap<>();
 
     private final Map<Long, JobStatus> jobStatus = new HashMap<>();
     private final Map<Long, Instant> jobStopped = new HashMap<>();
@@ -250,7 +265,36 @@ final class Invariants {
         return null;
     }
 
+    /**
+     * Every task's charge is what the usage rule makes of its record as it is now, as a backfill would write it: a
+     * task the rule charges is charged (unless charging was off), one it does not charge is not, and a charge once
+     * written never changes, whatever came after (a late result, a retry, a rerun, a crash mid-transaction).
+     */
+    private static String chargedOnce(World now, Invariants seen) {
+        for (World.Usage u : now.usage()) {
+            String task = "job #" + u.jobNumber() + " node " + u.node() + " (" + u.status() + ")";
+            Optional<Charge> due = UsageRule.charge(new TaskRecord(u.jobId(), u.node(), 1, "dst", null, "", "", "",
+                    u.resourceClass(), null, u.status(), u.startedAt(), u.acceptedAt(), u.stoppedAt(),
+                    u.givenUpAt()), CLASSES);
+            World.Charged was = seen.charged.get(u.jobId() + "/" + u.node());
+            if (was != null && !was.equals(u.charged())) {
+                return task + " was charged " + was + ", and is now " + u.charged();
+            }
+            if (u.charged() == null && due.isPresent() && !seen.chargingWasOff) {
+                return task + " ended and is not charged; the rule charges it " + due.get().minutes() + " minutes";
+            }
+            if (u.charged() != null && (due.isEmpty() || !u.charged().equals(new World.Charged(due.get().endedAt(),
+                    due.get().runMs(), due.get().minutes(), due.get().credits())))) {
+                return task + " is charged " + u.charged() + ", the rule says " + due.map(Object::toString)
+                        .orElse("nothing");
+            }
+        }
+        return null;
+    }
+
     private void remember(World now) {
+        now.usage().stream().filter(u -> u.charged() != null)
+                .forEach(u -> charged.put(u.jobId() + "/" + u.node(), u.charged()));
         now.pipelines().forEach(p -> pipelineState.put(p.number(), p.state()));
         now.workflows().forEach(w -> {
             workflowStatus.put(w.id(), WorkflowStatus.ofWord(w.status()));

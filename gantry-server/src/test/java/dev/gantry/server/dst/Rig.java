@@ -15,6 +15,7 @@ import dev.gantry.server.orchestrator.WorkflowCommands;
 import dev.gantry.server.pipeline.TriggerCalls;
 import dev.gantry.server.plan.PlanBuilder;
 import dev.gantry.server.storage.FileOutputStore;
+import dev.gantry.server.usage.UsageLedger;
 import dev.gantry.testkit.ManualClock;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.file.Path;
@@ -49,6 +50,7 @@ final class Rig implements AutoCloseable {
     final WorkflowAdvancer advancer;
     final WorkflowCommands commands;
     final AgentCalls agents;
+    final UsageLedger usage;
 
     Rig(DataSource dataSource, Path home) {
         jdbi = Jdbi.create(dataSource).installPlugin(new SqlObjectPlugin());
@@ -65,14 +67,16 @@ final class Rig implements AutoCloseable {
         FleetSnapshots snapshots = new FleetSnapshots(fleet.resourceClasses(), new ImagePools(fleet),
                 fleet.orgLimits(), AGENT.heartbeatInterval().multipliedBy(3), FleetSnapshots.Overlay.NONE,
                 new OpenClaims());
+        usage = new UsageLedger(jdbi, fleet.resourceClasses(), clock);
         agents = new AgentCalls(jdbi, queues, AGENT, new SchedulerMatcher(snapshots, clock),
-                new FileOutputStore(home.resolve("output")), clock);
+                new FileOutputStore(home.resolve("output")), usage, clock);
     }
 
     /** Empties what the seeds wrote: the queue's messages and the server's tables. */
     void truncate() {
         checks.useHandle(h -> h.execute("""
-                TRUNCATE gantry_queue.message, gantry_queue.message_archive, gantry.project, gantry.agent CASCADE
+                TRUNCATE gantry_queue.message, gantry_queue.message_archive, gantry.project, gantry.agent,
+                         gantry.usage_charge, gantry.usage_month CASCADE
                 """));
     }
 

@@ -5,12 +5,15 @@ import dev.gantry.server.project.ProjectSlug;
 import dev.gantry.server.run.JobStatus;
 import dev.gantry.server.run.Orchestration;
 import dev.gantry.server.run.WorkflowStatus;
+import dev.gantry.server.usage.UsageLedger;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.LocalDate;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.UUID;
@@ -26,6 +29,7 @@ final class SeedRun {
     static final Instant START = Instant.parse("2030-01-01T00:00:00Z");
     /** Events the calm phase may take to bring every workflow and pipeline to an end. */
     static final int MAX_CALM_EVENTS = 800;
+    static final String ORGANIZATION = "dst";
 
     private record Choice(int weight, Runnable action) {
     }
@@ -81,6 +85,7 @@ final class SeedRun {
                 }
                 event();
             }
+            backfillIfSwitchedOff();
             stage.log("finished");
             return stage.trace;
         } catch (Throwable failure) {
@@ -98,9 +103,12 @@ final class SeedRun {
         rig.clock.set(stage.base);
         rig.queueRandom.reseed(random.nextLong());
         projectId = UUID.randomUUID();
-        ProjectSlug slug = new ProjectSlug("dst", "seed-" + seed + "-run-" + stage.run);
+        ProjectSlug slug = new ProjectSlug(ORGANIZATION, "seed-" + seed + "-run-" + stage.run);
         clients = new ClientSteps(stage, slug);
         boolean autoCancel = random.nextBoolean();
+        // Every seed's project is in organization dst: its charging starts on, whatever the seed before did.
+        rig.checks.useHandle(h -> h.execute("DELETE FROM gantry.usage_organization WHERE organization = ?",
+                ORGANIZATION));
         rig.checks.useHandle(h -> h.execute("""
                 INSERT INTO gantry.project (id, organization, name, vcs_url, created_at, auto_cancel_redundant)
                 VALUES (?, ?, ?, '/dst/repo', ?, ?)""", projectId, slug.organization(), slug.name(),
@@ -191,6 +199,7 @@ final class SeedRun {
                 choices.add(new Choice(2, server::rescue));
             }
             choices.add(new Choice(2, server::sweep));
+            choices.add(new Choice(1, this::switchCharging));
             choices.add(new Choice(1, server::jump));
             List<World.Workflow> open = stage.world.workflows().stream()
                     .filter(w -> !WorkflowStatus.ofWord(w.status()).terminal()).toList();
@@ -207,6 +216,48 @@ final class SeedRun {
             choices.add(new Choice(1, server::idle));
         }
         return choices;
+    }
+
+    /** The operator switches the organization's charging off, or on again. */
+    private void switchCharging() {
+        boolean on = rig.usage.settings(ORGANIZATION).charging();
+        rig.usage.setCharging(ORGANIZATION, !on, "operator");
+        invariants.chargingWasOff |= on;
+        stage.log("operator: charging of organization " + ORGANIZATION + " switched " + (on ? "off" : "on"));
+    }
+
+    /**
+     * When charging was off at some moment, the operator switches it on and backfills the seed's days, which may
+     * crash at any statement and is then run again; after it every task is charged as the rule says (checked as
+     * always-on), and a second backfill charges nothing.
+     */
+    private void backfillIfSwitchedOff() {
+        if (!invariants.chargingWasOff) {
+            return;
+        }
+        rig.usage.setCharging(ORGANIZATION, true, "operator");
+        LocalDate from = LocalDate.ofInstant(stage.base, ZoneOffset.UTC);
+        LocalDate to = LocalDate.ofInstant(rig.clock.instant(), ZoneOffset.UTC);
+        stage.faults = true;
+        stage.arm(stage.fault(1, Fault.NONE, 1, Fault.CRASH));
+        stage.faults = false;
+        try {
+            UsageLedger.Backfilled done = rig.usage.backfill(Optional.of(ORGANIZATION), from, to);
+            stage.log("operator: backfill charged " + done.charged() + " of " + done.examined() + " tasks");
+        } catch (RuntimeException e) {
+            stage.crashedOrThrow(e, "operator: backfill");
+        } finally {
+            rig.faults.disarm();
+        }
+        UsageLedger.Backfilled again = rig.usage.backfill(Optional.of(ORGANIZATION), from, to);
+        stage.log("operator: backfill again charged " + again.charged() + " of " + again.examined() + " tasks");
+        UsageLedger.Backfilled third = rig.usage.backfill(Optional.of(ORGANIZATION), from, to);
+        if (third.charged() != 0) {
+            throw new Invariants.Violation("a backfill after a complete one charged " + third.charged() + " tasks");
+        }
+        invariants.chargingWasOff = false;
+        stage.world = World.read(rig.checks, projectId, rig.clock.instant());
+        invariants.check(stage.world, answered(), clients.keysSent, holders());
     }
 
     // ---- bookkeeping

@@ -12,7 +12,8 @@ import org.jdbi.v3.core.Jdbi;
  * What the database holds for one seed's project after an event, read in one transaction: the rows the invariants
  * are checked on, listed in stable orders (numbers, names, node indexes; never ids).
  */
-record World(List<Pipeline> pipelines, List<Workflow> workflows, List<Job> jobs, List<Task> tasks, Queue queue) {
+record World(List<Pipeline> pipelines, List<Workflow> workflows, List<Job> jobs, List<Task> tasks, Queue queue,
+             List<Usage> usage) {
 
     record Pipeline(UUID id, long number, String state, String key) {
     }
@@ -25,6 +26,15 @@ record World(List<Pipeline> pipelines, List<Workflow> workflows, List<Job> jobs,
     }
 
     record Task(UUID jobId, long jobNumber, int node, String status, UUID lease, Instant leaseUntil) {
+    }
+
+    /** A task's record as the usage rule reads it, and its row in the ledger (null: not charged). */
+    record Usage(UUID jobId, long jobNumber, int node, String status, String resourceClass, Instant startedAt,
+                 Instant acceptedAt, Instant stoppedAt, Instant givenUpAt, Charged charged) {
+    }
+
+    /** What the ledger charged a task. */
+    record Charged(Instant endedAt, long runMs, long minutes, long credits) {
     }
 
     /**
@@ -95,7 +105,24 @@ record World(List<Pipeline> pipelines, List<Workflow> workflows, List<Job> jobs,
                     return kindOf(rs);
                 }).list());
         return new World(List.copyOf(pipelines), List.copyOf(workflows), List.copyOf(jobs), List.copyOf(tasks),
-                queue[0]);
+                queue[0], usage(jdbi, projectId));
+    }
+
+    private static List<Usage> usage(Jdbi jdbi, UUID projectId) {
+        return jdbi.withHandle(h -> h.createQuery("""
+                SELECT t.job_id, j.number, t.node_index, t.status, j.resource_class, t.started_at, t.accepted_at,
+                       t.stopped_at, t.given_up_at, u.ended_at, u.run_ms, u.minutes, u.credits
+                FROM gantry.job_task t
+                JOIN gantry.job j ON j.id = t.job_id
+                LEFT JOIN gantry.usage_charge u ON u.job_id = t.job_id AND u.node_index = t.node_index
+                WHERE j.project_id = :p
+                ORDER BY j.number, t.node_index""").bind("p", projectId)
+                .map((rs, ctx) -> new Usage(rs.getObject(1, UUID.class), rs.getLong(2), rs.getInt(3),
+                        rs.getString(4), rs.getString(5), instant(rs.getObject(6, OffsetDateTime.class)),
+                        instant(rs.getObject(7, OffsetDateTime.class)), instant(rs.getObject(8, OffsetDateTime.class)),
+                        instant(rs.getObject(9, OffsetDateTime.class)), rs.getObject(10) == null ? null
+                        : new Charged(instant(rs.getObject(10, OffsetDateTime.class)), rs.getLong(11),
+                        rs.getLong(12), rs.getLong(13)))).list());
     }
 
     private static int kindOf(java.sql.ResultSet rs) throws java.sql.SQLException {
