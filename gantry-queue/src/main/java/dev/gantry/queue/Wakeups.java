@@ -9,8 +9,6 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
-import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.ReentrantLock;
 import javax.sql.DataSource;
 import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
@@ -35,7 +33,7 @@ final class Wakeups implements AutoCloseable {
 
     private final DataSource dataSource;
     private final Set<String> pending = ConcurrentHashMap.newKeySet();
-    private final Map<String, Signal> signals = new ConcurrentHashMap<>();
+    private final Map<String, WakeupCount> signals = new ConcurrentHashMap<>();
     private volatile boolean closed;
     private volatile Thread sender;
     private Thread listener;
@@ -49,7 +47,7 @@ final class Wakeups implements AutoCloseable {
         pending.add(queue);
         startSender();
         LockSupport.unpark(sender);
-        Signal s = signals.get(queue);
+        WakeupCount s = signals.get(queue);
         if (s != null) {
             s.fire(); // waiters in this process need no round trip
         }
@@ -58,12 +56,12 @@ final class Wakeups implements AutoCloseable {
     /** The wake-up count of {@code queue}; pass it to {@link #await} so a wake-up in between is not missed. */
     long generation(String queue) {
         startListener();
-        return signals.computeIfAbsent(queue, q -> new Signal()).generation();
+        return signals.computeIfAbsent(queue, q -> new WakeupCount()).generation();
     }
 
     /** Waits until {@code queue} was woken after {@code since}, or {@code timeout} passes; true when woken. */
     boolean await(String queue, long since, Duration timeout) throws InterruptedException {
-        return signals.computeIfAbsent(queue, q -> new Signal()).await(since, timeout);
+        return signals.computeIfAbsent(queue, q -> new WakeupCount()).await(since, timeout);
     }
 
     private synchronized void startSender() {
@@ -142,7 +140,7 @@ final class Wakeups implements AutoCloseable {
                 s.execute("LISTEN " + CHANNEL);
                 PGConnection pg = c.unwrap(PGConnection.class);
                 failures = 0;
-                signals.values().forEach(Signal::fire); // anything sent while we were away is picked up by a poll
+                signals.values().forEach(WakeupCount::fire); // anything sent while we were away is picked up by a poll
                 while (!closed) {
                     PGNotification[] got = pg.getNotifications(500);
                     if (got == null) {
@@ -150,7 +148,7 @@ final class Wakeups implements AutoCloseable {
                     }
                     for (PGNotification n : got) {
                         for (String queue : n.getParameter().split(",")) {
-                            Signal sig = signals.get(queue);
+                            WakeupCount sig = signals.get(queue);
                             if (sig != null) {
                                 sig.fire();
                             }
@@ -191,45 +189,6 @@ final class Wakeups implements AutoCloseable {
                 listener.interrupt();
             }
         }
-        signals.values().forEach(Signal::fire);
-    }
-
-    /** A wake-up count for one queue; a waiter that names the count it last saw misses no wake-up. */
-    private static final class Signal {
-        private final ReentrantLock lock = new ReentrantLock();
-        private final Condition changed = lock.newCondition();
-        private long generation;
-
-        long generation() {
-            lock.lock();
-            try {
-                return generation;
-            } finally {
-                lock.unlock();
-            }
-        }
-
-        void fire() {
-            lock.lock();
-            try {
-                generation++;
-                changed.signalAll();
-            } finally {
-                lock.unlock();
-            }
-        }
-
-        boolean await(long since, Duration timeout) throws InterruptedException {
-            lock.lock();
-            try {
-                long nanos = timeout.toNanos();
-                while (generation == since && nanos > 0) {
-                    nanos = changed.awaitNanos(nanos);
-                }
-                return generation != since;
-            } finally {
-                lock.unlock();
-            }
-        }
+        signals.values().forEach(WakeupCount::fire);
     }
 }

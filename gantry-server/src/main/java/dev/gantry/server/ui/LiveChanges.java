@@ -1,5 +1,6 @@
 package dev.gantry.server.ui;
 
+import dev.gantry.queue.WakeupCount;
 import dev.gantry.server.storage.OutputStore;
 import java.io.IOException;
 import java.time.Duration;
@@ -9,9 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.LockSupport;
-import java.util.concurrent.locks.ReentrantLock;
 import org.jdbi.v3.core.Jdbi;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -176,42 +175,20 @@ final class LiveChanges implements AutoCloseable {
 
     /** A key's watchers, its last fingerprint (the watcher thread's alone) and its change count. */
     private static final class Entry {
-        private final ReentrantLock lock = new ReentrantLock();
-        private final Condition changed = lock.newCondition();
-        private long generation;
+        private final WakeupCount changes = new WakeupCount();
         private int watchers; // changed under the map's compute
         private volatile String lastDigest;
 
         long generation() {
-            lock.lock();
-            try {
-                return generation;
-            } finally {
-                lock.unlock();
-            }
+            return changes.generation();
         }
 
         void fire() {
-            lock.lock();
-            try {
-                generation++;
-                changed.signalAll();
-            } finally {
-                lock.unlock();
-            }
+            changes.fire();
         }
 
         boolean await(long since, Duration timeout) throws InterruptedException {
-            lock.lock();
-            try {
-                long nanos = timeout.toNanos();
-                while (generation == since && nanos > 0) {
-                    nanos = changed.awaitNanos(nanos);
-                }
-                return generation != since;
-            } finally {
-                lock.unlock();
-            }
+            return changes.await(since, timeout);
         }
     }
 }
