@@ -228,13 +228,14 @@ public final class EmbeddedDatabase implements AutoCloseable {
 
     /**
      * From now until {@link #close()}, starts the server again whenever its postmaster dies: within
-     * {@link #SUPERVISION_CHECK_EVERY} of the death, and while starts fail, again after {@link RestartBackoff#DEFAULT}
+     * {@link #SUPERVISION_CHECK_EVERY} of the death, and while starts fail, again after {@link PostmasterSupervisor#RESTART_BACKOFF}
      * waits. Clients see refused connections meanwhile. Idempotent.
      */
     synchronized void superviseRestarts() {
         if (supervisor == null && !closed.get()) {
             supervisor = new PostmasterSupervisor("the embedded PostgreSQL in " + dataDirectory(),
-                    this::postmasterRunning, this::restartAfterCrash, SUPERVISION_CHECK_EVERY, RestartBackoff.DEFAULT,
+                    this::postmasterRunning, this::restartAfterCrash, SUPERVISION_CHECK_EVERY,
+                    PostmasterSupervisor.RESTART_BACKOFF,
                     RandomGenerator.getDefault()).start();
         }
     }

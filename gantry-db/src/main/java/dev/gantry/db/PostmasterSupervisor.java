@@ -1,5 +1,6 @@
 package dev.gantry.db;
 
+import dev.gantry.resilience.Backoff;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -13,7 +14,7 @@ import java.util.random.RandomGenerator;
 /**
  * Keeps a server running: every {@code checkEvery} it asks whether the postmaster is alive and, once it is not (an
  * operator's {@code kill -9}, the OOM killer), starts it again, at once and then, while starts fail, after
- * {@link RestartBackoff} waits, for as long as it takes. Each death, failed start and restart is logged.
+ * {@link #RESTART_BACKOFF} waits, for as long as it takes. Each death, failed start and restart is logged.
  *
  * <p>It polls rather than waiting on {@link ProcessHandle#onExit()}: the postmaster is not this JVM's child (pg_ctl
  * starts it and exits), and for a non-child the JDK polls too, up to 5 s apart, and takes an unreaped zombie for alive.
@@ -23,12 +24,14 @@ import java.util.random.RandomGenerator;
  */
 final class PostmasterSupervisor implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(PostmasterSupervisor.class);
+    /** 0.5 s doubling to 10 s: a server that can start again is back within seconds, one that cannot is not hammered. */
+    static final Backoff RESTART_BACKOFF = new Backoff(Duration.ofMillis(500), Duration.ofSeconds(10));
 
     private final String server;
     private final BooleanSupplier alive;
     private final Runnable restart;
     private final Duration checkEvery;
-    private final RestartBackoff backoff;
+    private final Backoff backoff;
     private final RandomGenerator random;
     private final CountDownLatch closing = new CountDownLatch(1);
     private final Thread thread;
@@ -39,7 +42,7 @@ final class PostmasterSupervisor implements AutoCloseable {
      * @param restart starts the server again, or throws; called only once {@code alive} said no
      */
     PostmasterSupervisor(String server, BooleanSupplier alive, Runnable restart, Duration checkEvery,
-                         RestartBackoff backoff, RandomGenerator random) {
+                         Backoff backoff, RandomGenerator random) {
         this.server = Objects.requireNonNull(server, "server");
         this.alive = Objects.requireNonNull(alive, "alive");
         this.restart = Objects.requireNonNull(restart, "restart");

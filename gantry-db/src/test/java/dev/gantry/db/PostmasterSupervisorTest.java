@@ -1,5 +1,6 @@
 package dev.gantry.db;
 
+import dev.gantry.resilience.Backoff;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -14,7 +15,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /** The supervision loop with a stand-in postmaster (a flag) and start (a counter); milliseconds instead of seconds. */
 class PostmasterSupervisorTest {
     private static final Duration CHECK_EVERY = Duration.ofMillis(5);
-    private static final RestartBackoff FAST = new RestartBackoff(Duration.ofMillis(1), Duration.ofMillis(4));
+    private static final Backoff FAST = new Backoff(Duration.ofMillis(1), Duration.ofMillis(4));
     private static final Duration PATIENCE = Duration.ofSeconds(10);
 
     final AtomicBoolean alive = new AtomicBoolean(true);

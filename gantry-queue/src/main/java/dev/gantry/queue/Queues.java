@@ -1,5 +1,6 @@
 package dev.gantry.queue;
 
+import dev.gantry.resilience.Backoff;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
@@ -342,7 +343,7 @@ public final class Queues implements AutoCloseable {
         boolean retry = retryable && !message.lastAttempt();
         String reason = error == null ? "failed" : error;
         if (retry) {
-            Duration delay = Backoff.delay(message.attempt(), settings.retryBase(), settings.retryCap(),
+            Duration delay = new Backoff(settings.retryBase(), settings.retryCap()).delay(message.attempt(),
                     settings.random());
             held(message, "retry", h -> h.createUpdate(MessageSql.RETRY).bind("id", message.id())
                     .bind("attempt", message.attempt()).bind("runAt", ts(now.plus(delay))).bind("error", reason)

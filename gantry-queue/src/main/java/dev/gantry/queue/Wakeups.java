@@ -1,5 +1,6 @@
 package dev.gantry.queue;
 
+import dev.gantry.resilience.Backoff;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -9,6 +10,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import java.util.random.RandomGenerator;
 import javax.sql.DataSource;
 import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
@@ -26,6 +28,7 @@ import org.slf4j.LoggerFactory;
  */
 final class Wakeups implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Wakeups.class);
+    private static final Backoff RECONNECT = new Backoff(Duration.ofMillis(100), Duration.ofSeconds(10));
     static final String CHANNEL = "gantry_queue_wakeup";
     /** Notifications are coalesced: at most one per this interval. */
     static final Duration COALESCE = Duration.ofMillis(5);
@@ -167,8 +170,7 @@ final class Wakeups implements AutoCloseable {
         if (closed) {
             return false;
         }
-        Duration wait = Backoff.delay(failures, Duration.ofMillis(100), Duration.ofSeconds(10),
-                java.util.random.RandomGenerator.getDefault());
+        Duration wait = RECONNECT.delay(failures, RandomGenerator.getDefault());
         log.debug("{} failed ({}), reconnecting in {} ms", what, e.getMessage(), wait.toMillis());
         try {
             Thread.sleep(wait);

@@ -1,5 +1,6 @@
 package dev.gantry.queue;
 
+import dev.gantry.resilience.Backoff;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -61,6 +62,8 @@ public final class Worker implements AutoCloseable {
         public static final Duration DEFAULT_IDLE_POLL = Duration.ofMillis(200);
         public static final Duration DEFAULT_MAX_BACKOFF = Duration.ofSeconds(10);
         public static final Duration DEFAULT_CLOSE_WAIT = Duration.ofSeconds(30);
+        /** The longest wait before the first try again while the database is unavailable. */
+        static final Duration FIRST_BACKOFF = Duration.ofMillis(100);
         /** Default prefetch, per handler thread. */
         public static final int DEFAULT_PREFETCH_PER_HANDLER = 3;
 
@@ -71,6 +74,10 @@ public final class Worker implements AutoCloseable {
             }
             if (prefetch < 0) {
                 throw new IllegalArgumentException("prefetch must not be negative, got " + prefetch);
+            }
+            if (maxBackoff == null || maxBackoff.compareTo(FIRST_BACKOFF) < 0) {
+                throw new IllegalArgumentException("maxBackoff must be at least " + FIRST_BACKOFF + ", got "
+                        + maxBackoff);
             }
             if (closeWait == null || closeWait.isNegative() || closeWait.isZero()) {
                 throw new IllegalArgumentException("closeWait must be positive, got " + closeWait);
@@ -104,6 +111,7 @@ public final class Worker implements AutoCloseable {
     private final String queue;
     private final Handler handler;
     private final Options options;
+    private final Backoff backoff;
     private final Semaphore slots;
     private final ExecutorService handlers;
     /** The deliveries being handled; a stale delivery and the redelivery of its message are two entries. */
@@ -143,6 +151,7 @@ public final class Worker implements AutoCloseable {
         this.queue = queue;
         this.handler = handler;
         this.options = options;
+        this.backoff = new Backoff(Options.FIRST_BACKOFF, options.maxBackoff());
         this.slots = new Semaphore(options.concurrency() + options.prefetch());
         this.handlers = Executors.newFixedThreadPool(options.concurrency(),
                 Thread.ofPlatform().name("queue-" + queue + "-", 0).factory());
@@ -197,8 +206,7 @@ public final class Worker implements AutoCloseable {
                 return;
             } catch (RuntimeException e) {
                 slots.release(free);
-                Duration wait = Backoff.delay(++failures, Duration.ofMillis(100), options.maxBackoff(),
-                        queues.settings().random());
+                Duration wait = backoff.delay(++failures, queues.settings().random());
                 if (e instanceof QueueUnavailableException) {
                     log.warn("queue {}: database unavailable, retrying in {} ms: {}", queue, wait.toMillis(),
                             e.getMessage());
@@ -261,8 +269,7 @@ public final class Worker implements AutoCloseable {
             } catch (InterruptedException e) {
                 break;
             } catch (RuntimeException e) {
-                Duration wait = Backoff.delay(++failures, Duration.ofMillis(100), options.maxBackoff(),
-                        queues.settings().random());
+                Duration wait = backoff.delay(++failures, queues.settings().random());
                 log.warn("queue {}: could not record {} completions, retrying in {} ms: {}", queue, batch.size(),
                         wait.toMillis(), e.getMessage());
                 try {

@@ -1,7 +1,7 @@
 package dev.gantry.sim;
 
-import dev.gantry.scheduler.resilience.Backoff;
-import dev.gantry.scheduler.resilience.RetryBudget;
+import dev.gantry.resilience.Backoff;
+import dev.gantry.resilience.RetryBudget;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.random.RandomGenerator;

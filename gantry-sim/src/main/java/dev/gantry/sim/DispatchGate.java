@@ -1,6 +1,6 @@
 package dev.gantry.sim;
 
-import dev.gantry.scheduler.resilience.DistressPause;
+import dev.gantry.resilience.DistressPause;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;

@@ -1,8 +1,8 @@
 package dev.gantry.sim;
 
-import dev.gantry.scheduler.resilience.Bulkhead;
-import dev.gantry.scheduler.resilience.CircuitBreaker;
-import dev.gantry.scheduler.resilience.RetryBudget;
+import dev.gantry.resilience.Bulkhead;
+import dev.gantry.resilience.CircuitBreaker;
+import dev.gantry.resilience.RetryBudget;
 import dev.gantry.sim.Resilience.Endpoint;
 import dev.gantry.sim.Resilience.Outbound;
 import java.time.Duration;

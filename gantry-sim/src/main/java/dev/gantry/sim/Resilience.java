@@ -1,7 +1,7 @@
 package dev.gantry.sim;
 
-import dev.gantry.scheduler.resilience.Backoff;
-import dev.gantry.scheduler.resilience.DistressPause;
+import dev.gantry.resilience.Backoff;
+import dev.gantry.resilience.DistressPause;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;

@@ -1,7 +1,7 @@
 package dev.gantry.sim;
 
-import dev.gantry.scheduler.resilience.Backoff;
-import dev.gantry.scheduler.resilience.DistressPause;
+import dev.gantry.resilience.Backoff;
+import dev.gantry.resilience.DistressPause;
 import dev.gantry.sim.Resilience.BaselineRetries;
 import dev.gantry.sim.Resilience.Capped;
 import dev.gantry.sim.Resilience.Clients;

@@ -24,7 +24,7 @@ import java.util.Optional;
 import java.util.PriorityQueue;
 import java.util.Set;
 import java.util.SplittableRandom;
-import dev.gantry.scheduler.resilience.RetryBudget;
+import dev.gantry.resilience.RetryBudget;
 
 /**
  * One run of a scenario under one policy: a discrete-event loop on a {@link VirtualClock}. Events are ordered by

@@ -4,7 +4,7 @@
  * naive baseline policies ({@link dev.gantry.sim.FifoFirstFit}, {@link dev.gantry.sim.JobCountAutoscaler}). Where a
  * scenario declares a failing queue database ({@link dev.gantry.sim.QueueDatabase}) or a shared pool of workers for
  * calls out with failing endpoints ({@link dev.gantry.sim.OutboundPool}), Gantry answers with the server's resilience
- * policies from {@code dev.gantry.scheduler.resilience} and the baseline with {@link dev.gantry.sim.FixedRetries} and
+ * policies from {@code dev.gantry.resilience} and the baseline with {@link dev.gantry.sim.FixedRetries} and
  * one first-come-first-served pool.
  *
  * <p>Entry points: {@link dev.gantry.sim.Simulator} reads and runs a {@link dev.gantry.sim.Scenario};

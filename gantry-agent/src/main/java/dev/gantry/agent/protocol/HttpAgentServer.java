@@ -1,5 +1,6 @@
 package dev.gantry.agent.protocol;
 
+import dev.gantry.resilience.RetryBudget;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -57,7 +58,9 @@ public final class HttpAgentServer implements AgentServer {
             throw new IllegalArgumentException("an agent token is required");
         }
         String base = server.toString().replaceAll("/+$", "");
-        this.calls = new HttpCalls(base, URI.create(base + BASE), token, retry, RetryBudget.standard());
+        // One quick retry per ten first attempts, and ten saved for a burst (a server restart under a few running
+        // tasks): when the server fails part of its requests, the agent adds at most that share to its load.
+        this.calls = new HttpCalls(base, URI.create(base + BASE), token, retry, new RetryBudget(0.1, 10));
     }
 
     private HttpAgentServer(HttpCalls calls) {

@@ -1,5 +1,6 @@
 package dev.gantry.agent.protocol;
 
+import dev.gantry.resilience.RetryBudget;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.MissingNode;
 import java.io.IOException;
@@ -147,7 +148,7 @@ final class HttpCalls {
 
     /** The backoff while the budget lasts, the slowest pace once it is spent; the first refusal is logged once. */
     private Duration retryDelay(RetryPolicy retry, int attempt, Duration retryAfter) {
-        if (budget.tryQuickRetry()) {
+        if (budget.tryRetry()) {
             budgetSpent = false;
             return retry.delay(attempt, retryAfter, ThreadLocalRandom.current());
         }

@@ -1,5 +1,7 @@
 package dev.gantry.agent.protocol;
 
+import dev.gantry.resilience.Backoff;
+import dev.gantry.resilience.RetryBudget;
 import java.time.Duration;
 import java.util.random.RandomGenerator;
 
@@ -28,9 +30,7 @@ public record RetryPolicy(Duration initial, Duration cap, Duration giveUpAfter) 
 
     /** The wait before retry number {@code attempt} (0 for the first retry). */
     public Duration delay(int attempt, Duration retryAfter, RandomGenerator random) {
-        long ceiling = initial.toMillis() << Math.min(attempt, 20);
-        long bound = Math.min(cap.toMillis(), ceiling);
-        long jittered = random.nextLong(bound + 1);
+        long jittered = new Backoff(initial, cap).delay(attempt + 1, random).toMillis();
         long floor = retryAfter == null ? 0 : Math.min(retryAfter.toMillis(), MAX_RETRY_AFTER.toMillis());
         return Duration.ofMillis(Math.max(jittered, floor));
     }

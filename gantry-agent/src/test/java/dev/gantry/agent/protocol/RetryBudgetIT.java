@@ -1,5 +1,6 @@
 package dev.gantry.agent.protocol;
 
+import dev.gantry.resilience.RetryBudget;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.sun.net.httpserver.HttpServer;

@@ -52,21 +52,6 @@ class RetryPolicyTest {
     }
 
     @Test
-    void the_budget_gives_one_quick_retry_per_ten_first_attempts_after_its_burst() {
-        RetryBudget budget = new RetryBudget(0.1, 3);
-        int granted = 0;
-        for (int call = 0; call < 100; call++) {
-            budget.recordFirstAttempt();
-            // every call fails twice over: a server that is down
-            for (int retry = 0; retry < 2; retry++) {
-                granted += budget.tryQuickRetry() ? 1 : 0;
-            }
-        }
-        // the 3 saved, then one per ten later calls (the first call's deposit finds the bucket full)
-        assertThat(granted).isEqualTo(3 + 9);
-    }
-
-    @Test
     void a_policy_whose_cap_is_below_its_start_is_refused() {
         assertThatThrownBy(() -> new RetryPolicy(Duration.ofSeconds(2), Duration.ofSeconds(1), Duration.ZERO))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("initial <= cap");

@@ -1,4 +1,4 @@
-package dev.gantry.scheduler.resilience;
+package dev.gantry.resilience;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

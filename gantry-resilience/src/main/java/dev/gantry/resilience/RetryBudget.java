@@ -1,4 +1,4 @@
-package dev.gantry.scheduler.resilience;
+package dev.gantry.resilience;
 
 /**
  * A token bucket that bounds retries to a fraction of first attempts: every first attempt deposits {@code ratio}

@@ -1,4 +1,4 @@
-package dev.gantry.scheduler.resilience;
+package dev.gantry.resilience;
 
 import java.time.Duration;
 import java.util.random.RandomGenerator;

@@ -1,8 +1,8 @@
-package dev.gantry.scheduler.resilience;
+package dev.gantry.resilience;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.gantry.scheduler.resilience.CircuitBreaker.State;
+import dev.gantry.resilience.CircuitBreaker.State;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
