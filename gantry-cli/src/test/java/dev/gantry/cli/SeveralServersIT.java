@@ -133,6 +133,11 @@ class SeveralServersIT {
                 .containsExactly("start", "end"));
         assertThat(admin().get("/api/v2/project/" + PROJECT + "/pipeline").json().path("items")).hasSize(PIPELINES);
 
+        // The autoscaler's actions are in the database: a server that does not lead lists them too.
+        GantryProcesses follower = servers.stream().filter(s -> s != leader && s != victim).findFirst().orElseThrow();
+        assertThat(follower.admin().get("/api/v2/insights/fleet").json().path("events").toString())
+                .contains("\"launched\"");
+
         leader.killServer();
         List<GantryProcesses> alive = servers.stream().filter(s -> s != leader && s != victim).toList();
         GantryProcesses successor = awaitOneLeader(alive);

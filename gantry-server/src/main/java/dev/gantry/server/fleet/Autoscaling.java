@@ -9,6 +9,7 @@ import dev.gantry.scheduler.fleet.FleetEvent;
 import dev.gantry.scheduler.fleet.FleetProvider;
 import java.net.URI;
 import java.time.Duration;
+import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -61,6 +62,8 @@ public final class Autoscaling implements FleetSnapshots.Overlay, AutoCloseable 
     private final Jdbi jdbi;
     private final InstantSource clock;
     private final Leadership leadership;
+    private final FleetEventLog events;
+    private Instant prunedAt = Instant.MIN;
     private volatile FleetSnapshots snapshots;
     /** Non-null while this server leads. */
     private volatile FleetController controller;
@@ -75,6 +78,7 @@ public final class Autoscaling implements FleetSnapshots.Overlay, AutoCloseable 
         this.jdbi = jdbi;
         this.clock = clock;
         this.leadership = new Leadership(jdbi, ROLE, server, TAKEOVER_AFTER, clock);
+        this.events = new FleetEventLog(jdbi);
     }
 
     /**
@@ -98,10 +102,9 @@ public final class Autoscaling implements FleetSnapshots.Overlay, AutoCloseable 
         return controller != null;
     }
 
-    /** What the controller did lately, oldest first; empty before {@link #start}. */
+    /** What the autoscaler did lately, whichever server led it, oldest first. */
     public List<FleetEvent> recentEvents() {
-        FleetController c = controller;
-        return c == null ? List.of() : c.recentEvents();
+        return events.recent();
     }
 
     /** The instances the controller runs and their states, by id; empty before {@link #start}. */
@@ -160,8 +163,23 @@ public final class Autoscaling implements FleetSnapshots.Overlay, AutoCloseable 
         Snapshot byInstance = Renamed.of(observed.snapshot(), observed.agentNames(), c.instances().keySet())
                 .snapshot();
         c.namesInUse(observed.agentNames().values());
-        for (FleetEvent event : c.tick(byInstance)) {
-            LOG.info("fleet: {}", event);
+        List<FleetEvent> done = c.tick(byInstance);
+        done.forEach(event -> LOG.info("fleet: {}", event));
+        keep(done);
+    }
+
+    /** Appends what the controller did to the event log, and once an hour drops the log's old rows. */
+    private void keep(List<FleetEvent> done) {
+        try {
+            events.append(done, leadership.self());
+            Instant now = clock.instant();
+            if (now.isAfter(prunedAt.plus(Duration.ofHours(1)))) {
+                events.prune(now);
+                prunedAt = now;
+            }
+        } catch (RuntimeException e) {
+            // The controller has acted already; its log lines above are the record this time.
+            LOG.warn("fleet: could not keep {} events in the database: {}", done.size(), e.toString());
         }
     }
 
