@@ -110,11 +110,4 @@ public record DispatchSettings(Duration probeEvery, Duration commitLatency, doub
     DistressPause.Settings pause() {
         return new DistressPause.Settings(commitLatency, quietFor, rampFrom, rampOver);
     }
-
-    static void checkRamp(double from, Duration over) {
-        if (!(from > 0 && from <= 1) || over.isNegative() || over.compareTo(MAX_RAMP_OVER) > 0) {
-            throw new IllegalArgumentException("a ramp starts at a fraction in (0, 1] and lasts from zero to 24 "
-                    + "hours, got from " + from + " over " + DurationSetting.format(over));
-        }
-    }
 }
