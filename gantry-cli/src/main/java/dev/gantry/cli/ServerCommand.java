@@ -38,7 +38,10 @@ import picocli.CommandLine.Spec;
             "Storage: caches, workspaces, artifacts and job output are files under GANTRY_HOME, for one server per "
                 + "database; " + S3Settings.BLOB_STORE_VARIABLE + "=s3://BUCKET/PREFIX keeps blobs in S3 (with "
                 + S3Settings.ENDPOINT_VARIABLE + " for an S3-compatible server) and job output in the database, so "
-                + "that several servers share them; see docs/storage.md."})
+                + "that several servers share them; see docs/storage.md.",
+            "Self-protection: dispatch pauses on database distress (GANTRY_DISTRESS_*, GANTRY_DISPATCH_*), each token "
+                + "is rate-limited (GANTRY_RATE_LIMIT_*) and reads are shed under overload (GANTRY_SHED_*); see "
+                + "docs/reliability.md."})
 final class ServerCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;

@@ -1,14 +1,16 @@
 package dev.gantry.queue;
 
+import dev.gantry.resilience.TokenBucket;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.InstantSource;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.jdbi.v3.core.Jdbi;
 
 /**
  * The per-queue settings kept in the database (limits, ramp, when it resumed), read at most every
- * {@link #REFRESH} per queue so claims do not add a query each, plus this process's rate limiters.
+ * {@link #REFRESH} per queue so claims do not add a query each, plus this process's rate limiters (a {@link TokenBucket} per queue).
  */
 final class QueueConfig {
     static final Duration REFRESH = Duration.ofMillis(500);
@@ -21,8 +23,11 @@ final class QueueConfig {
     private final Map<String, Settings> cache = new ConcurrentHashMap<>();
     private final Map<String, TokenBucket> buckets = new ConcurrentHashMap<>();
 
-    QueueConfig(Jdbi jdbi) {
+    private final InstantSource clock;
+
+    QueueConfig(Jdbi jdbi, InstantSource clock) {
         this.jdbi = jdbi;
+        this.clock = clock;
     }
 
     Settings of(String queue, Instant now) {
@@ -49,26 +54,11 @@ final class QueueConfig {
     }
 
     /** Takes up to {@code wanted} claims from this process's budget for {@code queue} at {@code perSecond}. */
-    int takeRate(String queue, double perSecond, int wanted, Instant now) {
-        return buckets.computeIfAbsent(queue, q -> new TokenBucket()).take(perSecond, wanted, now);
-    }
-
-    /** A token bucket holding at most one second's worth of claims. */
-    private static final class TokenBucket {
-        private double tokens = -1;
-        private Instant refilled;
-
-        synchronized int take(double perSecond, int wanted, Instant now) {
-            if (tokens < 0) {
-                tokens = perSecond;
-                refilled = now;
-            }
-            double seconds = Math.max(0, Duration.between(refilled, now).toNanos() / 1e9);
-            tokens = Math.min(Math.max(1, perSecond), tokens + seconds * perSecond);
-            refilled = now;
-            int granted = (int) Math.min(wanted, Math.floor(tokens));
-            tokens -= granted;
-            return granted;
-        }
+    int takeRate(String queue, double perSecond, int wanted) {
+        // At most a second's worth is saved up, so a queue idle for an hour does not burst an hour's worth.
+        double burst = Math.max(1, perSecond);
+        TokenBucket bucket = buckets.computeIfAbsent(queue, q -> new TokenBucket(perSecond, burst, clock));
+        bucket.setRate(perSecond, burst);
+        return bucket.tryTake(wanted);
     }
 }

@@ -55,7 +55,7 @@ public final class Queues implements AutoCloseable {
         this.settings = settings;
         this.epochs = new Epochs(jdbi, settings);
         this.wakeups = new Wakeups(dataSource);
-        this.config = new QueueConfig(jdbi);
+        this.config = new QueueConfig(jdbi, settings.clock());
         this.probes = new Probes(jdbi, settings);
         this.metrics = new QueueMetrics(registry, probes::stats, probes::health);
     }
@@ -216,7 +216,7 @@ public final class Queues implements AutoCloseable {
         double share = cfg.ramp().fraction(cfg.resumedAt(), now);
         int wanted = limit;
         if (cfg.limits().maxPerSecond() != null) {
-            wanted = config.takeRate(queue, cfg.limits().maxPerSecond() * share, wanted, now);
+            wanted = config.takeRate(queue, cfg.limits().maxPerSecond() * share, wanted);
             if (wanted == 0) {
                 return List.of();
             }

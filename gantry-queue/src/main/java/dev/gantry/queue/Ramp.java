@@ -25,7 +25,7 @@ public record Ramp(double from, Duration over) {
     }
 
     /** The fraction of the limits that applies at {@code now} for a queue resumed at {@code resumedAt}. */
-    double fraction(Instant resumedAt, Instant now) {
+    public double fraction(Instant resumedAt, Instant now) {
         if (resumedAt == null || over.isZero() || !now.isBefore(resumedAt.plus(over))) {
             return 1.0;
         }

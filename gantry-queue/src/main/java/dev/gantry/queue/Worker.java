@@ -48,6 +48,19 @@ public final class Worker implements AutoCloseable {
     }
 
     /**
+     * Whether the worker may claim now, asked before every claim: the server's dispatch holds workers back while the
+     * database is distressed and lets them in gradually as it recovers. Must answer from memory, at once.
+     */
+    @FunctionalInterface
+    public interface ClaimGate {
+        /** Always open. */
+        ClaimGate OPEN = wanted -> wanted;
+
+        /** How many of {@code wanted} messages may be claimed now; 0 holds the claim back for an idle poll. */
+        int admit(int wanted);
+    }
+
+    /**
      * @param name        the worker's name, recorded on the messages it holds
      * @param concurrency messages handled at once
      * @param prefetch    messages claimed ahead of free handlers, so that one claim transaction serves many
@@ -56,9 +69,10 @@ public final class Worker implements AutoCloseable {
      * @param maxBackoff  the longest wait between tries while the database is unavailable
      * @param closeWait   how long {@link #close()} waits for the handlers, and then as long again for their
      *                    completions to be recorded
+     * @param gate        asked before every claim how many messages may be claimed ({@link ClaimGate#OPEN}: all)
      */
     public record Options(String name, int concurrency, int prefetch, Duration idlePoll, Duration maxBackoff,
-                          Duration closeWait) {
+                          Duration closeWait, ClaimGate gate) {
         public static final Duration DEFAULT_IDLE_POLL = Duration.ofMillis(200);
         public static final Duration DEFAULT_MAX_BACKOFF = Duration.ofSeconds(10);
         public static final Duration DEFAULT_CLOSE_WAIT = Duration.ofSeconds(30);
@@ -82,28 +96,33 @@ public final class Worker implements AutoCloseable {
             if (closeWait == null || closeWait.isNegative() || closeWait.isZero()) {
                 throw new IllegalArgumentException("closeWait must be positive, got " + closeWait);
             }
+            Objects.requireNonNull(gate, "gate");
         }
 
         /** {@code concurrency} handlers, {@value #DEFAULT_PREFETCH_PER_HANDLER} × as many prefetched, default polls. */
         public static Options named(String name, int concurrency) {
             return new Options(name, concurrency, DEFAULT_PREFETCH_PER_HANDLER * concurrency, DEFAULT_IDLE_POLL,
-                    DEFAULT_MAX_BACKOFF, DEFAULT_CLOSE_WAIT);
+                    DEFAULT_MAX_BACKOFF, DEFAULT_CLOSE_WAIT, ClaimGate.OPEN);
         }
 
         public Options withPrefetch(int prefetch) {
-            return new Options(name, concurrency, prefetch, idlePoll, maxBackoff, closeWait);
+            return new Options(name, concurrency, prefetch, idlePoll, maxBackoff, closeWait, gate);
         }
 
         public Options withIdlePoll(Duration idlePoll) {
-            return new Options(name, concurrency, prefetch, idlePoll, maxBackoff, closeWait);
+            return new Options(name, concurrency, prefetch, idlePoll, maxBackoff, closeWait, gate);
         }
 
         public Options withMaxBackoff(Duration maxBackoff) {
-            return new Options(name, concurrency, prefetch, idlePoll, maxBackoff, closeWait);
+            return new Options(name, concurrency, prefetch, idlePoll, maxBackoff, closeWait, gate);
         }
 
         public Options withCloseWait(Duration closeWait) {
-            return new Options(name, concurrency, prefetch, idlePoll, maxBackoff, closeWait);
+            return new Options(name, concurrency, prefetch, idlePoll, maxBackoff, closeWait, gate);
+        }
+
+        public Options withGate(ClaimGate gate) {
+            return new Options(name, concurrency, prefetch, idlePoll, maxBackoff, closeWait, gate);
         }
     }
 
@@ -182,8 +201,14 @@ public final class Worker implements AutoCloseable {
                 int batch = Math.max(1, options.prefetch());
                 slots.acquire(batch);
                 free = batch + slots.drainPermits();
+                int asked = Math.clamp(options.gate().admit(free), 0, free);
+                slots.release(free - asked);
+                free = asked;
+                if (asked == 0) {
+                    Thread.sleep(jittered(options.idlePoll()).toMillis());
+                    continue;
+                }
                 long wakeup = queues.wakeups().generation(queue);
-                int asked = free;
                 var claimed = queues.claim(queue, options.name(), asked);
                 slots.release(asked - claimed.size());
                 free = 0;

@@ -29,7 +29,7 @@ public final class DistressPause {
         }
     }
 
-    private final Settings settings;
+    private Settings settings;
     private final InstantSource clock;
     private Instant lastDistress;
     private int pauses;
@@ -42,11 +42,25 @@ public final class DistressPause {
     /** Records a write to the database: whether it committed and how long it took. */
     public synchronized void recordWrite(boolean committed, Duration latency) {
         if (!committed || latency.compareTo(settings.latencyThreshold()) > 0) {
-            if (!paused()) {
-                pauses++;
-            }
-            lastDistress = clock.instant();
+            recordDistress();
         }
+    }
+
+    /** Records distress seen otherwise than in a write (WAL or dead tuples piling up): pauses, or stays paused. */
+    public synchronized void recordDistress() {
+        if (!paused()) {
+            pauses++;
+        }
+        lastDistress = clock.instant();
+    }
+
+    /** Changes the settings from now on (an operator sets the ramp); a pause under way keeps its start. */
+    public synchronized void setSettings(Settings settings) {
+        this.settings = settings;
+    }
+
+    public synchronized Settings settings() {
+        return settings;
     }
 
     /** Whether starting new work is paused now. */

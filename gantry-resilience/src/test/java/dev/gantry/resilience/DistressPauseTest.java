@@ -60,4 +60,22 @@ class DistressPauseTest {
         assertThat(pause.allowedFraction()).isZero();
         assertThat(pause.pauses()).isEqualTo(2);
     }
+
+    @Test
+    void distress_seen_outside_a_write_pauses_as_a_failed_write_does() {
+        pause.recordDistress();
+
+        assertThat(pause.paused()).isTrue();
+        assertThat(pause.pauses()).isEqualTo(1);
+    }
+
+    @Test
+    void a_new_ramp_applies_to_the_pause_under_way() {
+        pause.recordDistress();
+        pause.setSettings(new DistressPause.Settings(Duration.ofSeconds(1), Duration.ofMinutes(2), 0.5,
+                Duration.ofMinutes(10)));
+        clock.advance(Duration.ofMinutes(7));
+
+        assertThat(pause.allowedFraction()).isCloseTo(0.75, within(1e-9));
+    }
 }

@@ -9,7 +9,9 @@ import dev.gantry.queue.Queues;
 import dev.gantry.queue.Shards;
 import dev.gantry.queue.Worker;
 import dev.gantry.scheduler.fleet.FleetConfig;
+import dev.gantry.server.admin.DispatchRoutes;
 import dev.gantry.server.admin.QueueAdminRoutes;
+import dev.gantry.server.admission.AdmissionControl;
 import dev.gantry.server.agent.AgentApi;
 import dev.gantry.server.agent.OpenClaims;
 import dev.gantry.server.agent.TaskWakeups;
@@ -22,6 +24,7 @@ import dev.gantry.server.auth.ServerTokens;
 import dev.gantry.server.auth.TokenKind;
 import dev.gantry.server.auth.UserRoutes;
 import dev.gantry.server.auth.Users;
+import dev.gantry.server.dispatch.DispatchGate;
 import dev.gantry.server.fleet.Autoscaling;
 import dev.gantry.server.fleet.FleetInsights;
 import dev.gantry.server.fleet.FleetSnapshots;
@@ -269,7 +272,10 @@ public final class GantryServer implements AutoCloseable {
         FleetSnapshots fleet = new FleetSnapshots(fleetConfig.resourceClasses(), new ImagePools(fleetConfig),
                 fleetConfig.orgLimits(), settings.agent().heartbeatInterval().multipliedBy(3),
                 autoscaling == null ? FleetSnapshots.Overlay.NONE : autoscaling, claiming);
-        AgentApi agents = new AgentApi(agentJdbi, queues, settings.agent(), new SchedulerMatcher(fleet, clock),
+        // Job starts, plans and advances pause themselves while the database is distressed (started below).
+        DispatchGate dispatch = new DispatchGate(settings.dispatch(), queues::health, jdbi, clock);
+        AgentApi agents = new AgentApi(agentJdbi, queues, settings.agent(),
+                dispatch.jobStarts(new SchedulerMatcher(fleet, clock)),
                 claiming, blobs, storage.output(agentJdbi),
                 new AgentAuthentication(tokens.hash(TokenKind.AGENT), agentJdbi), secrets, repositoryUrls, usage, clock);
         ExternalUrl externalUrl = settings.externalUrl() != null ? ExternalUrl.configured(settings.externalUrl())
@@ -281,8 +287,10 @@ public final class GantryServer implements AutoCloseable {
         Runnable tasksQueued = agents.wakeups()::tasksQueued;
         List<AutoCloseable> queueLoops = new ArrayList<>();
         try {
+            queueLoops.add(dispatch.start(metrics.registry()));
             releaseWhatTheLastRunHeld(queues, instance);
-            queueLoops.add(WorkflowAdvancer.start(queues, new WorkflowAdvancer(jdbi, clock, tasksQueued), instance));
+            queueLoops.add(WorkflowAdvancer.start(queues, new WorkflowAdvancer(jdbi, clock, tasksQueued), instance,
+                    dispatch.claims(DispatchGate.ADVANCES)));
             queueLoops.add(new RetentionSweeper(jdbi, blobs, settings.retention(), clock).start());
             OrbStore orbs = new OrbStore(jdbi, clock,
                     settings.orbRegistry() == null ? null : new UpstreamRegistry(settings.orbRegistry()));
@@ -296,7 +304,7 @@ public final class GantryServer implements AutoCloseable {
                         jdbi.withHandle(h -> repositoryUrls.fetchable(h, projectId, vcsUrl)), ref, revision,
                         notBefore);
                 queueLoops.add(new PlanBuilder(jdbi, queues, configs, orbs, fleetConfig.resourceClasses(), clock,
-                        tasksQueued, settings.maxPipelineJobs()).start(instance));
+                        tasksQueued, settings.maxPipelineJobs()).start(instance, dispatch.claims(DispatchGate.PLANS)));
             }
             Users users = new Users(jdbi, clock, new SecureRandom()).ensureAdmin();
             // The status page evaluates in the background from here on; requests read only what it last computed.
@@ -306,7 +314,7 @@ public final class GantryServer implements AutoCloseable {
             queueLoops.add(status);
             ApiAuthentication authentication = new ApiAuthentication(tokens.hash(TokenKind.ADMIN), users);
             AuditLog audit = new AuditLog(jdbi, clock);
-            JobRoutes jobs = new JobRoutes(jdbi, new FleetView(fleet), clock, externalUrl);
+            JobRoutes jobs = new JobRoutes(jdbi, new FleetView(fleet, dispatch::pausedBecause), clock, externalUrl);
             WorkflowCommands commands = new WorkflowCommands(jdbi, clock, tasksQueued);
             QueueInsights queueInsights = new QueueInsights(jdbi, fleet, clock);
             FleetInsights fleetInsights = new FleetInsights(jdbi, fleet, autoscaling, clock);
@@ -325,7 +333,9 @@ public final class GantryServer implements AutoCloseable {
                     new WebUi(jdbi, authentication, jobs, commands, storage.output(jdbi), results.forPages(), audit,
                             status, new InsightPages(fleetInsights, queueInsights, queueAdmin,
                             new ProjectInsights(jdbi)), metrics.registry(), clock, new SecureRandom()),
-                    new StatusRoutes(status, externalUrl), new UsageRoutes(usage, jdbi, clock));
+                    new StatusRoutes(status, externalUrl), new UsageRoutes(usage, jdbi, clock),
+                    new DispatchRoutes(dispatch), new AdmissionControl(settings.admission(),
+                            () -> poolWaiters(dataSource), clock, metrics.registry()));
             Javalin http = api.http();
             startHttp(http, settings);
             externalUrl.listening(ServerSettings.localUrl(settings.host(), httpPort(http)));
@@ -351,6 +361,12 @@ public final class GantryServer implements AutoCloseable {
             metrics.close();
             throw failure;
         }
+    }
+
+    /** Requests waiting for a connection of the main pool now; 0 for a pool that is not HikariCP's. */
+    private static int poolWaiters(DataSource dataSource) {
+        return dataSource instanceof HikariDataSource pool && pool.getHikariPoolMXBean() != null
+                ? pool.getHikariPoolMXBean().getThreadsAwaitingConnection() : 0;
     }
 
     /** A server killed mid-work left messages leased to its workers; nobody works on them now. */

@@ -1,6 +1,8 @@
 package dev.gantry.server;
 
+import dev.gantry.server.admin.DispatchRoutes;
 import dev.gantry.server.admin.QueueAdminRoutes;
+import dev.gantry.server.admission.AdmissionControl;
 import dev.gantry.server.agent.AgentApi;
 import dev.gantry.server.auth.Access;
 import dev.gantry.server.auth.AgentTokenRoutes;
@@ -67,7 +69,8 @@ final class HttpApi {
                       WebhookRoutes webhooks, Continuations continuations, ScheduleRoutes schedules,
                       SecretRoutes secrets, UserRoutes users, AgentTokenRoutes agentTokens,
                       HealthCheck health, WebUi ui,
-                      StatusRoutes status, UsageRoutes usage) {
+                      StatusRoutes status, UsageRoutes usage, DispatchRoutes dispatch,
+                      AdmissionControl admission) {
         ErrorResponses errors = new ErrorResponses();
         List<ApiRoutes.Route> table = new ArrayList<>();
         Javalin http = Javalin.create(config -> {
@@ -84,9 +87,14 @@ final class HttpApi {
             config.startup.showJavalinBanner = false;
             config.http.maxRequestSize = JsonBody.MAX_BYTES;
             config.http.prefer405over404 = true;
-            config.requestLogger.http(metrics::recordRequest);
+            config.requestLogger.http((ctx, millis) -> {
+                admission.finished(ctx);
+                metrics.recordRequest(ctx, millis);
+            });
             config.events.serverStopping(ui::close); // live pages' streams end first: HTTP then stops at once
 
+            // First of all: a caller over its rate, or a low-priority request while overloaded, costs nothing more.
+            config.routes.before(admission);
             config.routes.before("/api/v2/*", authentication);
             config.routes.before("/api/v2/project/" + ProjectRoutes.CIRCLECI + "/*", projects::resolveById);
             config.routes.after("/api/v2/*", audit::record);
@@ -132,6 +140,10 @@ final class HttpApi {
             api.post("/api/v2/admin/queues/{queue}/resume", Access.SITE_ADMIN, queueAdmin::resume);
             api.put("/api/v2/admin/queues/{queue}/limits", Access.SITE_ADMIN, queueAdmin::limits);
             api.post("/api/v2/admin/messages/{id}/replay", Access.SITE_ADMIN, queueAdmin::replay);
+            api.get("/api/v2/admin/dispatch", Access.SITE_ADMIN, dispatch::get);
+            api.post("/api/v2/admin/dispatch/pause", Access.SITE_ADMIN, dispatch::pause);
+            api.post("/api/v2/admin/dispatch/resume", Access.SITE_ADMIN, dispatch::resume);
+            api.put("/api/v2/admin/dispatch/ramp", Access.SITE_ADMIN, dispatch::ramp);
             api.post("/api/v2/admin/master-key/rotate", Access.SITE_ADMIN, secrets::rotateMasterKey);
             api.post("/api/v2/pipeline/continue", Access.OPEN, continuations::route);
             api.post(project + "/schedule", admin, schedules::create);

@@ -1,6 +1,8 @@
 package dev.gantry.server;
 
+import dev.gantry.server.admission.AdmissionSettings;
 import dev.gantry.server.agent.AgentSettings;
+import dev.gantry.server.dispatch.DispatchSettings;
 import dev.gantry.server.project.RepositoryPolicy;
 import dev.gantry.server.retention.RetentionSettings;
 import dev.gantry.server.secret.MasterKeys;
@@ -47,11 +49,15 @@ import java.util.regex.Pattern;
  *                      {@code $GANTRY_HOME}
  * @param status        how the status page measures: its evaluation period, windows and objectives
  *                      ({@code GANTRY_STATUS_…}, see {@link StatusSettings}); by default every 10 s over 5 and 60 min
+ * @param dispatch      when dispatch pauses itself on database distress and how it ramps back
+ *                      ({@code GANTRY_DISTRESS_…}, {@code GANTRY_DISPATCH_…}, see {@link DispatchSettings})
+ * @param admission     the API's rate limits per caller and when it sheds low-priority requests
+ *                      ({@code GANTRY_RATE_LIMIT_…}, {@code GANTRY_SHED_…}, see {@link AdmissionSettings})
  */
 public record ServerSettings(String host, int port, AgentSettings agent, RetentionSettings retention,
                              URI orbRegistry, TlsSettings tls, Path masterKeyFile, RepositoryPolicy repositories,
                              URI externalUrl, int maxPipelineJobs, S3Settings blobStore,
-                             StatusSettings status) {
+                             StatusSettings status, DispatchSettings dispatch, AdmissionSettings admission) {
     /** The environment variable {@link #orbRegistry()} is read from. */
     public static final String ORB_REGISTRY_VARIABLE = "GANTRY_ORB_REGISTRY";
     /** The environment variable {@link #host()} is read from. */
@@ -73,6 +79,8 @@ public record ServerSettings(String host, int port, AgentSettings agent, Retenti
         Objects.requireNonNull(repositories, "repositories");
         Objects.requireNonNull(retention, "retention");
         Objects.requireNonNull(status, "status");
+        Objects.requireNonNull(dispatch, "dispatch");
+        Objects.requireNonNull(admission, "admission");
         if (host == null || !HOST_PATTERN.matcher(host).matches()) {
             throw new IllegalArgumentException("host " + HOST_RULE + ", got " + host);
         }
@@ -122,7 +130,8 @@ public record ServerSettings(String host, int port, AgentSettings agent, Retenti
     /** The loopback interface, {@code port} and {@code agent}, and the default retention. */
     public ServerSettings(int port, AgentSettings agent) {
         this(HOST, port, agent, RetentionSettings.defaults(), null, null, null, RepositoryPolicy.PUBLIC_ONLY, null,
-                DEFAULT_MAX_PIPELINE_JOBS, null, StatusSettings.defaults());
+                DEFAULT_MAX_PIPELINE_JOBS, null, StatusSettings.defaults(), DispatchSettings.defaults(),
+                AdmissionSettings.defaults());
     }
 
     /** {@code port} and the agent settings' defaults. */
@@ -149,7 +158,8 @@ public record ServerSettings(String host, int port, AgentSettings agent, Retenti
                         flag(environment, RepositoryPolicy.LOCAL_VARIABLE),
                         flag(environment, RepositoryPolicy.PRIVATE_VARIABLE)),
                 externalUrlFromEnvironment(environment), maxPipelineJobsFromEnvironment(environment),
-                S3Settings.fromEnvironment(environment), StatusSettings.fromEnvironment(environment));
+                S3Settings.fromEnvironment(environment), StatusSettings.fromEnvironment(environment),
+                DispatchSettings.fromEnvironment(environment), AdmissionSettings.fromEnvironment(environment));
     }
 
     private static URI externalUrlFromEnvironment(Map<String, String> environment) {
@@ -269,55 +279,55 @@ public record ServerSettings(String host, int port, AgentSettings agent, Retenti
     /** These settings with another host. */
     public ServerSettings withHost(String host) {
         return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories,
-                externalUrl, maxPipelineJobs, blobStore, status);
+                externalUrl, maxPipelineJobs, blobStore, status, dispatch, admission);
     }
 
     /** These settings with another port. */
     public ServerSettings withPort(int port) {
         return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories,
-                externalUrl, maxPipelineJobs, blobStore, status);
+                externalUrl, maxPipelineJobs, blobStore, status, dispatch, admission);
     }
 
     /** These settings with other agent timings. */
     public ServerSettings withAgent(AgentSettings agent) {
         return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories,
-                externalUrl, maxPipelineJobs, blobStore, status);
+                externalUrl, maxPipelineJobs, blobStore, status, dispatch, admission);
     }
 
     /** These settings with another orb registry, or null for none. */
     public ServerSettings withOrbRegistry(URI orbRegistry) {
         return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories,
-                externalUrl, maxPipelineJobs, blobStore, status);
+                externalUrl, maxPipelineJobs, blobStore, status, dispatch, admission);
     }
 
     /** These settings with other retention periods. */
     public ServerSettings withRetention(RetentionSettings retention) {
         return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories,
-                externalUrl, maxPipelineJobs, blobStore, status);
+                externalUrl, maxPipelineJobs, blobStore, status, dispatch, admission);
     }
 
     /** These settings with another repository policy. */
     public ServerSettings withRepositories(RepositoryPolicy repositories) {
         return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories,
-                externalUrl, maxPipelineJobs, blobStore, status);
+                externalUrl, maxPipelineJobs, blobStore, status, dispatch, admission);
     }
 
     /** These settings with HTTPS on {@code tls}'s port, or null for HTTP only. */
     public ServerSettings withTls(TlsSettings tls) {
         return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories,
-                externalUrl, maxPipelineJobs, blobStore, status);
+                externalUrl, maxPipelineJobs, blobStore, status, dispatch, admission);
     }
 
     /** These settings with another external URL, or null for where the server listens. */
     public ServerSettings withExternalUrl(URI externalUrl) {
         return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories,
-                externalUrl, maxPipelineJobs, blobStore, status);
+                externalUrl, maxPipelineJobs, blobStore, status, dispatch, admission);
     }
 
     /** These settings with another most jobs of a pipeline. */
     public ServerSettings withMaxPipelineJobs(int maxPipelineJobs) {
         return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories,
-                externalUrl, maxPipelineJobs, blobStore, status);
+                externalUrl, maxPipelineJobs, blobStore, status, dispatch, admission);
     }
 
     /**
@@ -326,13 +336,25 @@ public record ServerSettings(String host, int port, AgentSettings agent, Retenti
      */
     public ServerSettings withBlobStore(S3Settings blobStore) {
         return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories,
-                externalUrl, maxPipelineJobs, blobStore, status);
+                externalUrl, maxPipelineJobs, blobStore, status, dispatch, admission);
     }
 
     /** These settings with the status page measuring as {@code status} says. */
     public ServerSettings withStatus(StatusSettings status) {
         return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories,
-                externalUrl, maxPipelineJobs, blobStore, status);
+                externalUrl, maxPipelineJobs, blobStore, status, dispatch, admission);
+    }
+
+    /** These settings with dispatch pausing and ramping as {@code dispatch} says. */
+    public ServerSettings withDispatch(DispatchSettings dispatch) {
+        return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories,
+                externalUrl, maxPipelineJobs, blobStore, status, dispatch, admission);
+    }
+
+    /** These settings with the API's admission control as {@code admission} says. */
+    public ServerSettings withAdmission(AdmissionSettings admission) {
+        return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories,
+                externalUrl, maxPipelineJobs, blobStore, status, dispatch, admission);
     }
 
     /** True when {@code host} follows {@link #HOST_RULE} (as far as its characters tell). */

@@ -2,6 +2,7 @@ package dev.gantry.bench.chaos;
 
 import dev.gantry.bench.GantryProcesses;
 import dev.gantry.cli.client.GantryClient;
+import dev.gantry.resilience.Backoff;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -50,6 +51,9 @@ final class Workload {
         }
     }
 
+    /** Between tries of one trigger: 250 ms doubling to 2 s, full jitter (the shared policy). */
+    static final Backoff TRIGGER_BACKOFF = new Backoff(Duration.ofMillis(250), Duration.ofSeconds(2));
+
     /**
      * Triggers a pipeline of {@code shape}, sending it again with the same key after a failure (no answer, 5xx,
      * 429) with capped, jittered backoff, for up to {@link #TRIGGER_PATIENCE}.
@@ -60,7 +64,6 @@ final class Workload {
     Accepted trigger(Shape shape) throws InterruptedException {
         String key = keyPrefix + sequence.incrementAndGet();
         long deadline = System.nanoTime() + TRIGGER_PATIENCE.toNanos();
-        long backoffMs = 250;
         for (int attempt = 1; ; attempt++) {
             try {
                 ChaosApi.Answer answer = api.trigger(shape.slug(), key);
@@ -84,8 +87,7 @@ final class Workload {
                 unaccepted.incrementAndGet();
                 return null;
             }
-            Thread.sleep(ThreadLocalRandom.current().nextLong(backoffMs / 2, backoffMs + 1));
-            backoffMs = Math.min(2_000, backoffMs * 2);
+            Thread.sleep(TRIGGER_BACKOFF.delay(attempt, ThreadLocalRandom.current()).toMillis());
         }
     }
 

@@ -199,7 +199,7 @@ public final class QueueAdminRoutes {
                 + ", got " + ApiException.quote(text));
     }
 
-    private static Ramp ramp(JsonNode node) {
+    static Ramp ramp(JsonNode node) {
         if (node == null || node.isNull()) {
             return Ramp.NONE;
         }

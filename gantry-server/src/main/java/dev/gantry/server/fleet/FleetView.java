@@ -7,6 +7,7 @@ import dev.gantry.server.agent.TaskKey;
 import java.time.Instant;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.function.Supplier;
 import org.jdbi.v3.core.Handle;
 
 /**
@@ -15,15 +16,22 @@ import org.jdbi.v3.core.Handle;
  */
 public final class FleetView {
     private final FleetSnapshots snapshots;
+    private final Supplier<Optional<String>> dispatchPaused;
 
-    public FleetView(FleetSnapshots snapshots) {
+    /** @param dispatchPaused why dispatch is paused now, empty while it runs */
+    public FleetView(FleetSnapshots snapshots, Supplier<Optional<String>> dispatchPaused) {
         this.snapshots = snapshots;
+        this.dispatchPaused = dispatchPaused;
     }
 
     /** A queued job's state in the decision: where it starts, or why it waits. */
     public sealed interface JobPlacement {
         /** An operator paused dispatch to its pool. */
         record Paused(String pool, Instant since, String reason) implements JobPlacement {
+        }
+
+        /** Dispatch is paused: by itself on database distress, or held by an operator; {@code why} says which. */
+        record DispatchPaused(String why) implements JobPlacement {
         }
 
         /** The decision puts it on {@code agentId}; it starts on that agent's next claim. */
@@ -36,6 +44,10 @@ public final class FleetView {
 
     /** The placement of the first of {@code jobId}'s tasks that is still queued; empty when none is. */
     public Optional<JobPlacement> placementOf(Handle h, UUID jobId, Instant now) {
+        Optional<String> held = dispatchPaused.get();
+        if (held.isPresent()) {
+            return held.map(JobPlacement.DispatchPaused::new);
+        }
         FleetSnapshots.Loaded loaded = snapshots.load(h, now);
         String prefix = jobId + "/";
         Optional<JobPlacement> paused = loaded.paused().stream()

@@ -1,6 +1,7 @@
 package dev.gantry.server.http;
 
 import dev.gantry.server.ServerException;
+import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -15,11 +16,17 @@ public final class ApiException extends ServerException {
 
     private final int status;
     private final String field;
+    private final Duration retryAfter;
 
     private ApiException(int status, String field, String message) {
+        this(status, field, message, null);
+    }
+
+    private ApiException(int status, String field, String message, Duration retryAfter) {
         super(Objects.requireNonNull(message, "message"));
         this.status = status;
         this.field = field;
+        this.retryAfter = retryAfter;
     }
 
     /** 400: {@code field} (a body field, header or query parameter) is missing or has a value the API cannot use. */
@@ -67,9 +74,24 @@ public final class ApiException extends ServerException {
         return new ApiException(415, null, message);
     }
 
+    /** 429: the caller sent more than its rate limit allows; it may send again after {@code retryAfter}. */
+    public static ApiException tooManyRequests(String message, Duration retryAfter) {
+        return new ApiException(429, null, message, Objects.requireNonNull(retryAfter, "retryAfter"));
+    }
+
+    /** 503: the server cannot take this request now (it is overloaded); a retry after {@code retryAfter} may. */
+    public static ApiException unavailable(String message, Duration retryAfter) {
+        return new ApiException(503, null, message, Objects.requireNonNull(retryAfter, "retryAfter"));
+    }
+
     /** 503: something the request needs, outside the database, cannot be reached now; a retry may succeed. */
     public static ApiException unavailable(String message) {
         return new ApiException(503, null, message);
+    }
+
+    /** How long the client should wait before sending again ({@code Retry-After}), when the answer says. */
+    public Optional<Duration> retryAfter() {
+        return Optional.ofNullable(retryAfter);
     }
 
     /**

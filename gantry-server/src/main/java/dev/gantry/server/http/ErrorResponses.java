@@ -15,7 +15,8 @@ import org.slf4j.LoggerFactory;
  * The one mapper from a failed request to its answer, JSON with a {@code "message"} for the API (the web UI shows
  * the same answer as a page):
  * <ul>
- *   <li>{@link ApiException}: its status and message, and {@code "field"} when one field is at fault;</li>
+ *   <li>{@link ApiException}: its status and message, and {@code "field"} when one field is at fault; with
+ *       {@code Retry-After} in seconds when it says (429 over a rate limit, 503 while overloaded);</li>
  *   <li>Javalin's own (no such route 404, wrong method 405, ...): their status, with a message of ours;</li>
  *   <li>the database unable to take the request ({@link DatabaseFailures}), or a lock the request needs held past
  *       {@link RequestLocks#LOCK_TIMEOUT}: 503 with {@code Retry-After} in seconds;</li>
@@ -67,6 +68,7 @@ public final class ErrorResponses {
             if (api.status() == 401) {
                 ctx.header("WWW-Authenticate", "Bearer");
             }
+            api.retryAfter().ifPresent(wait -> ctx.header("Retry-After", Long.toString(retryAfterSeconds(wait))));
             return new Answer(api.status(), api.getMessage(), "field", api.field().orElse(null));
         }
         if (failure instanceof HttpResponseException http) {
@@ -74,7 +76,7 @@ public final class ErrorResponses {
         }
         Optional<Duration> retryAfter = DatabaseFailures.retryAfter(failure);
         if (retryAfter.isPresent()) {
-            long seconds = Math.max(1, (retryAfter.get().toMillis() + 999) / 1000);
+            long seconds = retryAfterSeconds(retryAfter.get());
             LOG.warn("{} {}: {}, answered 503 ({})", ctx.method(), ctx.path(), RequestLocks.timedOut(failure)
                     ? "a lock wait ran out" : "the database is unavailable", rootCause(failure));
             ctx.header("Retry-After", Long.toString(seconds));
@@ -89,6 +91,11 @@ public final class ErrorResponses {
         LOG.error("{} {} failed, error id {}", ctx.method(), ctx.path(), errorId, failure);
         return new Answer(500, "internal server error; the server log has the details under error id " + errorId,
                 "error_id", errorId);
+    }
+
+    /** {@code wait} in whole seconds for {@code Retry-After}, rounded up, at least 1. */
+    public static long retryAfterSeconds(Duration wait) {
+        return Math.max(1, (wait.toMillis() + 999) / 1000);
     }
 
     /** The innermost cause, which says what happened (a refused connection) without the statement around it. */

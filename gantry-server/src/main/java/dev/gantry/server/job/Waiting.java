@@ -14,7 +14,8 @@ import java.util.stream.Collectors;
  * that cannot be estimated).
  *
  * @param reason {@code requires} (a blocked job waits for the jobs it requires), {@code queue_paused} (an operator
- *               paused dispatch to its pool), {@code starting} (an agent has room and takes it on its next claim), or the scheduler's reason in lower case: {@code no_capacity},
+ *               paused dispatch to its pool), {@code dispatch_paused} (dispatch paused itself on database distress,
+ *               or an operator holds it), {@code starting} (an agent has room and takes it on its next claim), or the scheduler's reason in lower case: {@code no_capacity},
  *               {@code no_instance_large_enough}, {@code org_concurrency_limit}, {@code reserved_for_older_job}
  * @param forMs  how long the job has waited so far
  */
@@ -33,6 +34,8 @@ public record Waiting(String reason, String message, String since, long forMs, S
             case JobPlacement.Paused paused -> new Waiting("queue_paused", "dispatch to pool " + paused.pool()
                     + " is paused since " + Json.time(paused.since()) + " (" + paused.reason() + "); it starts once "
                     + "the pool is resumed: POST /api/v2/fleet/pools/" + paused.pool() + "/resume", since,
+                    waited(queuedAt, now), null);
+            case JobPlacement.DispatchPaused paused -> new Waiting("dispatch_paused", paused.why(), since,
                     waited(queuedAt, now), null);
             case JobPlacement.Starting starting -> new Waiting("starting", "agent " + starting.agentId()
                     + " has room for it and takes it on its next claim", since, waited(queuedAt, now), Json.time(now));

@@ -38,10 +38,13 @@ public final class WorkflowAdvancer implements Worker.Handler {
         return "orchestrator@" + instance;
     }
 
-    /** Starts a worker on the advance queue, named for the server {@code instance}. */
-    public static Worker start(Queues queues, WorkflowAdvancer advancer, String instance) {
+    /**
+     * Starts a worker on the advance queue, named for the server {@code instance}, claiming only as much as
+     * {@code gate} admits (dispatch's self-pause).
+     */
+    public static Worker start(Queues queues, WorkflowAdvancer advancer, String instance, Worker.ClaimGate gate) {
         return Worker.start(queues, Orchestration.ADVANCE_QUEUE, advancer,
-                Worker.Options.named(workerName(instance), 4));
+                Worker.Options.named(workerName(instance), 4).withGate(gate));
     }
 
     @Override

@@ -104,9 +104,14 @@ public final class PlanBuilder {
      * for the plans under way.
      */
     public Worker start(String instance) {
+        return start(instance, Worker.ClaimGate.OPEN);
+    }
+
+    /** As {@link #start(String)}, claiming only as much as {@code gate} admits (dispatch's self-pause). */
+    public Worker start(String instance, Worker.ClaimGate gate) {
         // No prefetch: a plan takes as long as its git fetch, and a message waiting behind it would only wait.
         return Worker.start(queues, PipelineTriggers.PLAN_QUEUE, this::handle,
-                Worker.Options.named(workerName(instance), CONCURRENCY).withPrefetch(0));
+                Worker.Options.named(workerName(instance), CONCURRENCY).withPrefetch(0).withGate(gate));
     }
 
     /** Handles one delivery of a plan message. */
