@@ -106,8 +106,10 @@ class StatusIT {
         try {
             long began = System.nanoTime();
             // Waits for the read-only state itself: an evaluation in flight when readOnly() ends the pool's sessions
-            // fails to read, and shows one major outage first (truthfully: its connection was killed).
-            readOnly = awaitComponent("database", row -> row.get("state").asText().equals("partial_outage"));
+            // fails to read or to write on a killed session, and shows that first (truthfully: its connection was
+            // killed, "shutting down").
+            readOnly = awaitComponent("database", row -> row.get("state").asText().equals("partial_outage")
+                    && row.get("reason").asText().contains("read-only"));
             assertThat(Duration.ofNanos(System.nanoTime() - began)).isLessThan(WITHIN);
         } finally {
             readOnly(false);
