@@ -30,6 +30,18 @@ public final class SqlStates {
                 || state.equals("40P01");      // deadlock_detected: try again
     }
 
+    /**
+     * True when {@code failure} is the database out of reach (no connection, or the server shutting down or starting)
+     * rather than answering badly (read-only, slow, out of resources).
+     */
+    public static boolean unreachable(Throwable failure) {
+        String state = sqlState(failure);
+        if (state == null) {
+            return hasCause(failure, ConnectException.class) || hasCause(failure, SQLTransientConnectionException.class);
+        }
+        return state.startsWith("08") || state.startsWith("57P");
+    }
+
     /** The first SQLState in {@code failure}'s cause chain, or null. */
     public static String sqlState(Throwable failure) {
         for (Throwable t = failure; t != null; t = t.getCause()) {

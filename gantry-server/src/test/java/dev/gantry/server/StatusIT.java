@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.gantry.server.agent.AgentSettings;
+import dev.gantry.server.dispatch.DispatchSettings;
 import dev.gantry.server.auth.TokenKind;
 import dev.gantry.server.status.StatusSettings;
 import dev.gantry.testkit.EmbeddedPostgresExtension;
@@ -56,8 +57,12 @@ class StatusIT {
 
     @BeforeAll
     static void start() {
+        // The read-only database is distress for dispatch too; its quiet period and ramp are cut short here so that
+        // the next test's jobs start at once (DispatchDistressIT tests them).
+        DispatchSettings dispatch = DispatchSettings.defaults().withTimings(Duration.ofSeconds(1), Duration.ZERO, 1,
+                Duration.ofSeconds(1), 1_000);
         server = TestServer.start(pg.dataSource(), home, new ServerSettings(0, AgentSettings.defaults()
-                .withPollTimeout(Duration.ofSeconds(1))).withStatus(FAST));
+                .withPollTimeout(Duration.ofSeconds(1))).withStatus(FAST).withDispatch(dispatch));
         anonymous = server.api().anonymous();
     }
 
@@ -142,8 +147,9 @@ class StatusIT {
         await().atMost(WITHIN).until(() -> incidentsOf(status(), "database").size() >= 2);
         List<JsonNode> recorded = incidentsOf(status(), "database");
         assertThat(recorded).allSatisfy(i -> assertThat(i.get("ended_at").isNull()).isFalse());
-        assertThat(recorded).extracting(i -> i.get("worst_state").asText())
-                .contains("partial_outage", "major_outage");
+        // The read-only episode's worst state is partial, or major when an evaluation met a session readOnly() ended.
+        assertThat(recorded).extracting(i -> i.get("worst_state").asText()).contains("major_outage")
+                .allMatch(state -> state.equals("partial_outage") || state.equals("major_outage"));
     }
 
     @Test

@@ -2,6 +2,7 @@ package dev.gantry.server.dispatch;
 
 import dev.gantry.queue.DatabaseHealth;
 import dev.gantry.queue.Ramp;
+import dev.gantry.queue.SqlStates;
 import dev.gantry.queue.Worker;
 import dev.gantry.resilience.DistressPause;
 import dev.gantry.resilience.TokenBucket;
@@ -105,7 +106,11 @@ public final class DispatchGate implements AutoCloseable {
             seen = new Seen(clock.instant(), health, distress, null);
             refreshControl();
         } catch (RuntimeException failure) {
-            noteDistress(List.of("the database could not be probed"));
+            // A database out of reach stops dispatch by itself, and once back it should not wait out a quiet period:
+            // only one that answers badly (read-only, too slow) is distress.
+            if (!SqlStates.unreachable(failure)) {
+                noteDistress(List.of("the database could not be probed"));
+            }
             seen = new Seen(clock.instant(), null, List.of("the database could not be probed"), failure.toString());
         } finally {
             probeSince = null;
