@@ -4,6 +4,7 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.gantry.db.Database;
 import dev.gantry.db.DatabaseSettings;
+import dev.gantry.notify.http.AddressRule;
 import dev.gantry.queue.QueueSettings;
 import dev.gantry.queue.Queues;
 import dev.gantry.queue.Shards;
@@ -35,6 +36,7 @@ import dev.gantry.server.http.ExternalUrl;
 import dev.gantry.server.http.HealthCheck;
 import dev.gantry.server.http.RequestLocks;
 import dev.gantry.server.job.JobRoutes;
+import dev.gantry.server.notify.Notifier;
 import dev.gantry.server.orb.OrbRoutes;
 import dev.gantry.server.orb.OrbStore;
 import dev.gantry.server.orb.UpstreamRegistry;
@@ -282,6 +284,11 @@ public final class GantryServer implements AutoCloseable {
         List<AutoCloseable> queueLoops = new ArrayList<>();
         try {
             releaseWhatTheLastRunHeld(queues, instance);
+            // Before anything that ends jobs or workflows runs: their transactions report to it from the start.
+            Notifier notifier = Notifier.start(settings.notifications(),
+                    new AddressRule(settings.repositories().privateNetworks()), jdbi, queues, secretBox, externalUrl,
+                    instance, clock, agentJdbi);
+            queueLoops.add(notifier);
             queueLoops.add(WorkflowAdvancer.start(queues, new WorkflowAdvancer(jdbi, clock, tasksQueued), instance));
             queueLoops.add(new RetentionSweeper(jdbi, blobs, settings.retention(), clock).start());
             OrbStore orbs = new OrbStore(jdbi, clock,
@@ -325,7 +332,7 @@ public final class GantryServer implements AutoCloseable {
                     new WebUi(jdbi, authentication, jobs, commands, storage.output(jdbi), results.forPages(), audit,
                             status, new InsightPages(fleetInsights, queueInsights, queueAdmin,
                             new ProjectInsights(jdbi)), metrics.registry(), clock, new SecureRandom()),
-                    new StatusRoutes(status, externalUrl), new UsageRoutes(usage, jdbi, clock));
+                    new StatusRoutes(status, externalUrl), new UsageRoutes(usage, jdbi, clock), notifier.routes());
             Javalin http = api.http();
             startHttp(http, settings);
             externalUrl.listening(ServerSettings.localUrl(settings.host(), httpPort(http)));
@@ -356,7 +363,7 @@ public final class GantryServer implements AutoCloseable {
     /** A server killed mid-work left messages leased to its workers; nobody works on them now. */
     private static void releaseWhatTheLastRunHeld(Queues queues, String instance) {
         int released = queues.releaseHeldBy(List.of(WorkflowAdvancer.workerName(instance),
-                PlanBuilder.workerName(instance)));
+                PlanBuilder.workerName(instance), Notifier.workerName(instance)));
         if (released > 0) {
             LOG.info("Released {} queue messages the previous run of this server held", released);
         }

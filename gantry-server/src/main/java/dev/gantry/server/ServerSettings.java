@@ -1,6 +1,7 @@
 package dev.gantry.server;
 
 import dev.gantry.server.agent.AgentSettings;
+import dev.gantry.server.notify.NotifySettings;
 import dev.gantry.server.project.RepositoryPolicy;
 import dev.gantry.server.retention.RetentionSettings;
 import dev.gantry.server.secret.MasterKeys;
@@ -47,11 +48,13 @@ import java.util.regex.Pattern;
  *                      {@code $GANTRY_HOME}
  * @param status        how the status page measures: its evaluation period, windows and objectives
  *                      ({@code GANTRY_STATUS_…}, see {@link StatusSettings}); by default every 10 s over 5 and 60 min
+ * @param notifications how webhooks are delivered: timeouts, the guard per destination, the retry window
+ *                      ({@code GANTRY_NOTIFY_…}, see {@link NotifySettings})
  */
 public record ServerSettings(String host, int port, AgentSettings agent, RetentionSettings retention,
                              URI orbRegistry, TlsSettings tls, Path masterKeyFile, RepositoryPolicy repositories,
                              URI externalUrl, int maxPipelineJobs, S3Settings blobStore,
-                             StatusSettings status) {
+                             StatusSettings status, NotifySettings notifications) {
     /** The environment variable {@link #orbRegistry()} is read from. */
     public static final String ORB_REGISTRY_VARIABLE = "GANTRY_ORB_REGISTRY";
     /** The environment variable {@link #host()} is read from. */
@@ -73,6 +76,7 @@ public record ServerSettings(String host, int port, AgentSettings agent, Retenti
         Objects.requireNonNull(repositories, "repositories");
         Objects.requireNonNull(retention, "retention");
         Objects.requireNonNull(status, "status");
+        Objects.requireNonNull(notifications, "notifications");
         if (host == null || !HOST_PATTERN.matcher(host).matches()) {
             throw new IllegalArgumentException("host " + HOST_RULE + ", got " + host);
         }
@@ -122,7 +126,7 @@ public record ServerSettings(String host, int port, AgentSettings agent, Retenti
     /** The loopback interface, {@code port} and {@code agent}, and the default retention. */
     public ServerSettings(int port, AgentSettings agent) {
         this(HOST, port, agent, RetentionSettings.defaults(), null, null, null, RepositoryPolicy.PUBLIC_ONLY, null,
-                DEFAULT_MAX_PIPELINE_JOBS, null, StatusSettings.defaults());
+                DEFAULT_MAX_PIPELINE_JOBS, null, StatusSettings.defaults(), NotifySettings.defaults());
     }
 
     /** {@code port} and the agent settings' defaults. */
@@ -149,7 +153,8 @@ public record ServerSettings(String host, int port, AgentSettings agent, Retenti
                         flag(environment, RepositoryPolicy.LOCAL_VARIABLE),
                         flag(environment, RepositoryPolicy.PRIVATE_VARIABLE)),
                 externalUrlFromEnvironment(environment), maxPipelineJobsFromEnvironment(environment),
-                S3Settings.fromEnvironment(environment), StatusSettings.fromEnvironment(environment));
+                S3Settings.fromEnvironment(environment), StatusSettings.fromEnvironment(environment),
+                NotifySettings.fromEnvironment(environment));
     }
 
     private static URI externalUrlFromEnvironment(Map<String, String> environment) {
@@ -269,55 +274,55 @@ public record ServerSettings(String host, int port, AgentSettings agent, Retenti
     /** These settings with another host. */
     public ServerSettings withHost(String host) {
         return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories,
-                externalUrl, maxPipelineJobs, blobStore, status);
+                externalUrl, maxPipelineJobs, blobStore, status, notifications);
     }
 
     /** These settings with another port. */
     public ServerSettings withPort(int port) {
         return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories,
-                externalUrl, maxPipelineJobs, blobStore, status);
+                externalUrl, maxPipelineJobs, blobStore, status, notifications);
     }
 
     /** These settings with other agent timings. */
     public ServerSettings withAgent(AgentSettings agent) {
         return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories,
-                externalUrl, maxPipelineJobs, blobStore, status);
+                externalUrl, maxPipelineJobs, blobStore, status, notifications);
     }
 
     /** These settings with another orb registry, or null for none. */
     public ServerSettings withOrbRegistry(URI orbRegistry) {
         return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories,
-                externalUrl, maxPipelineJobs, blobStore, status);
+                externalUrl, maxPipelineJobs, blobStore, status, notifications);
     }
 
     /** These settings with other retention periods. */
     public ServerSettings withRetention(RetentionSettings retention) {
         return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories,
-                externalUrl, maxPipelineJobs, blobStore, status);
+                externalUrl, maxPipelineJobs, blobStore, status, notifications);
     }
 
     /** These settings with another repository policy. */
     public ServerSettings withRepositories(RepositoryPolicy repositories) {
         return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories,
-                externalUrl, maxPipelineJobs, blobStore, status);
+                externalUrl, maxPipelineJobs, blobStore, status, notifications);
     }
 
     /** These settings with HTTPS on {@code tls}'s port, or null for HTTP only. */
     public ServerSettings withTls(TlsSettings tls) {
         return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories,
-                externalUrl, maxPipelineJobs, blobStore, status);
+                externalUrl, maxPipelineJobs, blobStore, status, notifications);
     }
 
     /** These settings with another external URL, or null for where the server listens. */
     public ServerSettings withExternalUrl(URI externalUrl) {
         return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories,
-                externalUrl, maxPipelineJobs, blobStore, status);
+                externalUrl, maxPipelineJobs, blobStore, status, notifications);
     }
 
     /** These settings with another most jobs of a pipeline. */
     public ServerSettings withMaxPipelineJobs(int maxPipelineJobs) {
         return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories,
-                externalUrl, maxPipelineJobs, blobStore, status);
+                externalUrl, maxPipelineJobs, blobStore, status, notifications);
     }
 
     /**
@@ -326,13 +331,19 @@ public record ServerSettings(String host, int port, AgentSettings agent, Retenti
      */
     public ServerSettings withBlobStore(S3Settings blobStore) {
         return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories,
-                externalUrl, maxPipelineJobs, blobStore, status);
+                externalUrl, maxPipelineJobs, blobStore, status, notifications);
     }
 
     /** These settings with the status page measuring as {@code status} says. */
     public ServerSettings withStatus(StatusSettings status) {
         return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories,
-                externalUrl, maxPipelineJobs, blobStore, status);
+                externalUrl, maxPipelineJobs, blobStore, status, notifications);
+    }
+
+    /** These settings delivering notifications as {@code notifications} says. */
+    public ServerSettings withNotifications(NotifySettings notifications) {
+        return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories,
+                externalUrl, maxPipelineJobs, blobStore, status, notifications);
     }
 
     /** True when {@code host} follows {@link #HOST_RULE} (as far as its characters tell). */
