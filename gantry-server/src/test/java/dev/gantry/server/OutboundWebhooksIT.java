@@ -121,6 +121,14 @@ class OutboundWebhooksIT {
         assertThat(shown.has("signing-secret")).as("never shown").isFalse();
         assertThat(server.api().get("/api/v2/webhook?scope-id=" + runs.projectId + "&scope-type=project").json()
                 .path("items")).hasSize(1);
+
+        ApiClient.Answer renamed = server.api().put("/api/v2/webhook/" + webhook,
+                "{\"name\": \"renamed\", \"events\": [\"job-completed\"]}");
+        assertThat(renamed.status()).as(renamed.body()).isEqualTo(200);
+        assertThat(renamed.text("name")).isEqualTo("renamed");
+        assertThat(renamed.json().path("url").asText()).isEqualTo(endpoint.url("/hook").toString());
+        assertThat(server.api().delete("/api/v2/webhook/" + webhook).status()).isEqualTo(200);
+        assertThat(server.api().get("/api/v2/webhook/" + webhook).status()).isEqualTo(404);
     }
 
     @Test

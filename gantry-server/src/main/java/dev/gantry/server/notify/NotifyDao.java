@@ -42,6 +42,10 @@ interface NotifyDao {
     @SqlQuery("SELECT * FROM gantry.webhook WHERE id = :id")
     Optional<WebhookRow> webhook(UUID id);
 
+    /** The webhook, locked until the transaction ends: changes take turns. */
+    @SqlQuery("SELECT * FROM gantry.webhook WHERE id = :id FOR UPDATE")
+    Optional<WebhookRow> lockWebhook(UUID id);
+
     @SqlQuery("SELECT * FROM gantry.webhook WHERE project_id = :projectId ORDER BY created_at, id")
     List<WebhookRow> webhooksOf(UUID projectId);
 

@@ -78,8 +78,7 @@ public final class Webhooks {
     NotifyDao.WebhookRow update(UUID id, java.util.function.UnaryOperator<Spec> change) {
         return jdbi.inTransaction(h -> {
             NotifyDao dao = h.attach(NotifyDao.class);
-            NotifyDao.WebhookRow row = h.createQuery("SELECT * FROM gantry.webhook WHERE id = :id FOR UPDATE")
-                    .bind("id", id).mapTo(NotifyDao.WebhookRow.class).findOne().orElseThrow(() -> unknown(id));
+            NotifyDao.WebhookRow row = dao.lockWebhook(id).orElseThrow(() -> unknown(id));
             Spec spec = change.apply(spec(h, row));
             checkUrl(spec.url());
             RepositoryUrls.Sealed secret = secrets.seal(h, context(id), spec.signingSecret());
