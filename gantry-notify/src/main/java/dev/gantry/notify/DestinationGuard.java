@@ -32,8 +32,10 @@ public final class DestinationGuard {
      */
     public record Settings(int poolSize, int perDestination, double retryRatio, double retryBurst,
                            int failureThreshold, Duration openFor, Duration busyWait) {
+        // A busy destination's deliveries wait about half a call's timeout: each return costs a claim and a write, and
+        // with 1 s the deliveries of a hanging endpoint came back several times per call they waited for.
         public static final Settings DEFAULTS = new Settings(16, 4, 0.1, 5, 5, Duration.ofSeconds(30),
-                Duration.ofSeconds(1));
+                Duration.ofSeconds(5));
 
         public Settings {
             new Bulkhead(poolSize, perDestination); // validates

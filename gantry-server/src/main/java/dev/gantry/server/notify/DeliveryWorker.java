@@ -62,9 +62,8 @@ final class DeliveryWorker implements Worker.Handler {
         UUID deliveryId = UUID.fromString(parts[0]);
         int turn = Integer.parseInt(parts[1]);
         Optional<Due> found = jdbi.inTransaction(h -> h.attach(NotifyDao.class).due(deliveryId, turn).flatMap(d ->
-                webhooks.forSending(h, d.destinationId()).map(w -> new Due(d, w, h.createQuery("""
-                        SELECT organization FROM gantry.project p JOIN gantry.webhook w ON w.project_id = p.id
-                        WHERE w.id = :id""").bind("id", w.id()).mapTo(String.class).one()))));
+                webhooks.forSending(h, d.destinationId()).map(w -> new Due(d, w,
+                        Webhooks.organizationOf(h, w.id()).orElseThrow()))));
         if (found.isEmpty()) {
             return; // delivered, dead, started over by a redeliver, or its webhook deleted
         }

@@ -131,10 +131,7 @@ public final class Webhooks {
             OffsetDateTime now = now();
             int turn = h.attach(NotifyDao.class).restart(deliveryId, webhookId, now).orElseThrow(() ->
                     ApiException.notFound("webhook " + webhookId + " has no delivery " + deliveryId));
-            String organization = h.createQuery("""
-                    SELECT p.organization FROM gantry.webhook w JOIN gantry.project p ON p.id = w.project_id
-                    WHERE w.id = :id""").bind("id", webhookId).mapTo(String.class).one();
-            queues.enqueue(h, EventOutbox.message(deliveryId, turn, null, organization));
+            queues.enqueue(h, EventOutbox.message(deliveryId, turn, null, organizationOf(h, webhookId).orElseThrow()));
         });
     }
 
@@ -152,9 +149,14 @@ public final class Webhooks {
 
     /** The organization of the webhook {@code id}'s project, if there is such a webhook. */
     Optional<String> organizationOfWebhook(UUID id) {
-        return jdbi.withHandle(h -> h.createQuery("""
+        return jdbi.withHandle(h -> organizationOf(h, id));
+    }
+
+    /** {@link #organizationOfWebhook} in {@code h}'s transaction. */
+    static Optional<String> organizationOf(Handle h, UUID webhookId) {
+        return h.createQuery("""
                 SELECT p.organization FROM gantry.webhook w JOIN gantry.project p ON p.id = w.project_id
-                WHERE w.id = :id""").bind("id", id).mapTo(String.class).findOne());
+                WHERE w.id = :id""").bind("id", webhookId).mapTo(String.class).findOne();
     }
 
     private Spec spec(Handle h, NotifyDao.WebhookRow row) {
