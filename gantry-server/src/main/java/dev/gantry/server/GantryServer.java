@@ -4,6 +4,7 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.gantry.db.Database;
 import dev.gantry.db.DatabaseSettings;
+import dev.gantry.notify.http.AddressRule;
 import dev.gantry.queue.QueueSettings;
 import dev.gantry.queue.Queues;
 import dev.gantry.queue.Shards;
@@ -38,6 +39,7 @@ import dev.gantry.server.http.ExternalUrl;
 import dev.gantry.server.http.HealthCheck;
 import dev.gantry.server.http.RequestLocks;
 import dev.gantry.server.job.JobRoutes;
+import dev.gantry.server.notify.Notifier;
 import dev.gantry.server.orb.OrbRoutes;
 import dev.gantry.server.orb.OrbStore;
 import dev.gantry.server.orb.UpstreamRegistry;
@@ -289,6 +291,11 @@ public final class GantryServer implements AutoCloseable {
         try {
             queueLoops.add(dispatch.start(metrics.registry()));
             releaseWhatTheLastRunHeld(queues, instance);
+            // Before anything that ends jobs or workflows runs: their transactions report to it from the start.
+            Notifier notifier = Notifier.start(settings.notifications(),
+                    new AddressRule(settings.repositories().privateNetworks()), jdbi, queues, secretBox, externalUrl,
+                    instance, clock, agentJdbi);
+            queueLoops.add(notifier);
             queueLoops.add(WorkflowAdvancer.start(queues, new WorkflowAdvancer(jdbi, clock, tasksQueued), instance,
                     dispatch.claims(DispatchGate.ADVANCES)));
             queueLoops.add(new RetentionSweeper(jdbi, blobs, settings.retention(), clock).start());
@@ -335,7 +342,8 @@ public final class GantryServer implements AutoCloseable {
                             new ProjectInsights(jdbi)), metrics.registry(), clock, new SecureRandom()),
                     new StatusRoutes(status, externalUrl), new UsageRoutes(usage, jdbi, clock),
                     new DispatchRoutes(dispatch), new AdmissionControl(settings.admission(),
-                            () -> poolWaiters(dataSource), clock, metrics.registry()));
+                            () -> poolWaiters(dataSource), clock, metrics.registry()),
+                    notifier.routes());
             Javalin http = api.http();
             startHttp(http, settings);
             externalUrl.listening(ServerSettings.localUrl(settings.host(), httpPort(http)));
@@ -372,7 +380,7 @@ public final class GantryServer implements AutoCloseable {
     /** A server killed mid-work left messages leased to its workers; nobody works on them now. */
     private static void releaseWhatTheLastRunHeld(Queues queues, String instance) {
         int released = queues.releaseHeldBy(List.of(WorkflowAdvancer.workerName(instance),
-                PlanBuilder.workerName(instance)));
+                PlanBuilder.workerName(instance), Notifier.workerName(instance)));
         if (released > 0) {
             LOG.info("Released {} queue messages the previous run of this server held", released);
         }

@@ -18,6 +18,7 @@ import dev.gantry.server.http.ErrorResponses;
 import dev.gantry.server.http.HealthCheck;
 import dev.gantry.server.http.JsonBody;
 import dev.gantry.server.job.JobRoutes;
+import dev.gantry.server.notify.OutboundWebhookRoutes;
 import dev.gantry.server.orb.OrbRoutes;
 import dev.gantry.server.orchestrator.WorkflowCommandRoutes;
 import dev.gantry.server.pipeline.PipelineRoutes;
@@ -70,7 +71,7 @@ final class HttpApi {
                       SecretRoutes secrets, UserRoutes users, AgentTokenRoutes agentTokens,
                       HealthCheck health, WebUi ui,
                       StatusRoutes status, UsageRoutes usage, DispatchRoutes dispatch,
-                      AdmissionControl admission) {
+                      AdmissionControl admission, OutboundWebhookRoutes outboundWebhooks) {
         ErrorResponses errors = new ErrorResponses();
         List<ApiRoutes.Route> table = new ArrayList<>();
         Javalin http = Javalin.create(config -> {
@@ -209,6 +210,8 @@ final class HttpApi {
             config.routes.get(StatusRoutes.JSON, status::json);
             config.routes.get(StatusRoutes.ATOM, status::atom);
             api.post(StatusRoutes.NOTES, Access.SITE_ADMIN, status::addNote);
+            // Project webhooks, CircleCI's /webhook API, and their delivery log (docs/notifications.md).
+            outboundWebhooks.addRoutes(api);
             table.addAll(api.table());
             // Outside /api/v2: a forge has no API token; the route checks the delivery's signature instead.
             config.routes.post("/webhooks/{provider}", webhooks::receive);

@@ -3,6 +3,7 @@ package dev.gantry.server;
 import dev.gantry.server.admission.AdmissionSettings;
 import dev.gantry.server.agent.AgentSettings;
 import dev.gantry.server.dispatch.DispatchSettings;
+import dev.gantry.server.notify.NotifySettings;
 import dev.gantry.server.project.RepositoryPolicy;
 import dev.gantry.server.retention.RetentionSettings;
 import dev.gantry.server.secret.MasterKeys;
@@ -53,11 +54,14 @@ import java.util.regex.Pattern;
  *                      ({@code GANTRY_DISTRESS_…}, {@code GANTRY_DISPATCH_…}, see {@link DispatchSettings})
  * @param admission     the API's rate limits per caller and when it sheds low-priority requests
  *                      ({@code GANTRY_RATE_LIMIT_…}, {@code GANTRY_SHED_…}, see {@link AdmissionSettings})
+ * @param notifications how webhooks are delivered: timeouts, the guard per destination, the retry window
+ *                      ({@code GANTRY_NOTIFY_…}, see {@link NotifySettings})
  */
 public record ServerSettings(String host, int port, AgentSettings agent, RetentionSettings retention,
                              URI orbRegistry, TlsSettings tls, Path masterKeyFile, RepositoryPolicy repositories,
                              URI externalUrl, int maxPipelineJobs, S3Settings blobStore,
-                             StatusSettings status, DispatchSettings dispatch, AdmissionSettings admission) {
+                             StatusSettings status, DispatchSettings dispatch, AdmissionSettings admission,
+                             NotifySettings notifications) {
     /** The environment variable {@link #orbRegistry()} is read from. */
     public static final String ORB_REGISTRY_VARIABLE = "GANTRY_ORB_REGISTRY";
     /** The environment variable {@link #host()} is read from. */
@@ -81,6 +85,7 @@ public record ServerSettings(String host, int port, AgentSettings agent, Retenti
         Objects.requireNonNull(status, "status");
         Objects.requireNonNull(dispatch, "dispatch");
         Objects.requireNonNull(admission, "admission");
+        Objects.requireNonNull(notifications, "notifications");
         if (host == null || !HOST_PATTERN.matcher(host).matches()) {
             throw new IllegalArgumentException("host " + HOST_RULE + ", got " + host);
         }
@@ -131,7 +136,7 @@ public record ServerSettings(String host, int port, AgentSettings agent, Retenti
     public ServerSettings(int port, AgentSettings agent) {
         this(HOST, port, agent, RetentionSettings.defaults(), null, null, null, RepositoryPolicy.PUBLIC_ONLY, null,
                 DEFAULT_MAX_PIPELINE_JOBS, null, StatusSettings.defaults(), DispatchSettings.defaults(),
-                AdmissionSettings.defaults());
+                AdmissionSettings.defaults(), NotifySettings.defaults());
     }
 
     /** {@code port} and the agent settings' defaults. */
@@ -159,7 +164,8 @@ public record ServerSettings(String host, int port, AgentSettings agent, Retenti
                         flag(environment, RepositoryPolicy.PRIVATE_VARIABLE)),
                 externalUrlFromEnvironment(environment), maxPipelineJobsFromEnvironment(environment),
                 S3Settings.fromEnvironment(environment), StatusSettings.fromEnvironment(environment),
-                DispatchSettings.fromEnvironment(environment), AdmissionSettings.fromEnvironment(environment));
+                DispatchSettings.fromEnvironment(environment), AdmissionSettings.fromEnvironment(environment),
+                NotifySettings.fromEnvironment(environment));
     }
 
     private static URI externalUrlFromEnvironment(Map<String, String> environment) {
@@ -279,55 +285,64 @@ public record ServerSettings(String host, int port, AgentSettings agent, Retenti
     /** These settings with another host. */
     public ServerSettings withHost(String host) {
         return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories,
-                externalUrl, maxPipelineJobs, blobStore, status, dispatch, admission);
+                externalUrl, maxPipelineJobs, blobStore, status, dispatch, admission,
+                notifications);
     }
 
     /** These settings with another port. */
     public ServerSettings withPort(int port) {
         return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories,
-                externalUrl, maxPipelineJobs, blobStore, status, dispatch, admission);
+                externalUrl, maxPipelineJobs, blobStore, status, dispatch, admission,
+                notifications);
     }
 
     /** These settings with other agent timings. */
     public ServerSettings withAgent(AgentSettings agent) {
         return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories,
-                externalUrl, maxPipelineJobs, blobStore, status, dispatch, admission);
+                externalUrl, maxPipelineJobs, blobStore, status, dispatch, admission,
+                notifications);
     }
 
     /** These settings with another orb registry, or null for none. */
     public ServerSettings withOrbRegistry(URI orbRegistry) {
         return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories,
-                externalUrl, maxPipelineJobs, blobStore, status, dispatch, admission);
+                externalUrl, maxPipelineJobs, blobStore, status, dispatch, admission,
+                notifications);
     }
 
     /** These settings with other retention periods. */
     public ServerSettings withRetention(RetentionSettings retention) {
         return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories,
-                externalUrl, maxPipelineJobs, blobStore, status, dispatch, admission);
+                externalUrl, maxPipelineJobs, blobStore, status, dispatch, admission,
+                notifications);
     }
 
     /** These settings with another repository policy. */
     public ServerSettings withRepositories(RepositoryPolicy repositories) {
         return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories,
-                externalUrl, maxPipelineJobs, blobStore, status, dispatch, admission);
+                externalUrl, maxPipelineJobs, blobStore, status, dispatch, admission,
+                notifications);
     }
 
     /** These settings with HTTPS on {@code tls}'s port, or null for HTTP only. */
     public ServerSettings withTls(TlsSettings tls) {
         return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories,
-                externalUrl, maxPipelineJobs, blobStore, status, dispatch, admission);
+                externalUrl, maxPipelineJobs, blobStore, status, dispatch, admission,
+                notifications);
     }
 
     /** These settings with another external URL, or null for where the server listens. */
     public ServerSettings withExternalUrl(URI externalUrl) {
         return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories,
-                externalUrl, maxPipelineJobs, blobStore, status, dispatch, admission);
+                externalUrl, maxPipelineJobs, blobStore, status, dispatch, admission,
+                notifications);
     }
 
     /** These settings with another most jobs of a pipeline. */
     public ServerSettings withMaxPipelineJobs(int maxPipelineJobs) {
         return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories,
-                externalUrl, maxPipelineJobs, blobStore, status, dispatch, admission);
+                externalUrl, maxPipelineJobs, blobStore, status, dispatch, admission,
+                notifications);
     }
 
     /**
@@ -336,25 +351,35 @@ public record ServerSettings(String host, int port, AgentSettings agent, Retenti
      */
     public ServerSettings withBlobStore(S3Settings blobStore) {
         return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories,
-                externalUrl, maxPipelineJobs, blobStore, status, dispatch, admission);
+                externalUrl, maxPipelineJobs, blobStore, status, dispatch, admission,
+                notifications);
     }
 
     /** These settings with the status page measuring as {@code status} says. */
     public ServerSettings withStatus(StatusSettings status) {
         return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories,
-                externalUrl, maxPipelineJobs, blobStore, status, dispatch, admission);
+                externalUrl, maxPipelineJobs, blobStore, status, dispatch, admission,
+                notifications);
     }
 
     /** These settings with dispatch pausing and ramping as {@code dispatch} says. */
     public ServerSettings withDispatch(DispatchSettings dispatch) {
         return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories,
-                externalUrl, maxPipelineJobs, blobStore, status, dispatch, admission);
+                externalUrl, maxPipelineJobs, blobStore, status, dispatch, admission,
+                notifications);
     }
 
     /** These settings with the API's admission control as {@code admission} says. */
     public ServerSettings withAdmission(AdmissionSettings admission) {
         return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories,
-                externalUrl, maxPipelineJobs, blobStore, status, dispatch, admission);
+                externalUrl, maxPipelineJobs, blobStore, status, dispatch, admission,
+                notifications);
+    }
+
+    /** These settings delivering notifications as {@code notifications} says. */
+    public ServerSettings withNotifications(NotifySettings notifications) {
+        return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories,
+                externalUrl, maxPipelineJobs, blobStore, status, dispatch, admission, notifications);
     }
 
     /** True when {@code host} follows {@link #HOST_RULE} (as far as its characters tell). */

@@ -43,8 +43,8 @@ class RoleMatrixIT {
     final Map<Role, ApiClient> users = new EnumMap<>(Role.class);
     final AtomicInteger serial = new AtomicInteger();
 
-    /** One organization's project, pipeline, workflow, schedule and context, for the ids in paths. */
-    record Things(UUID pipeline, UUID workflow, String schedule, String context) {
+    /** One organization's project, pipeline, workflow, schedule, context and webhook, for the ids in paths. */
+    record Things(UUID project, UUID pipeline, UUID workflow, String schedule, String context, String webhook) {
     }
 
     @BeforeEach
@@ -59,7 +59,9 @@ class RoleMatrixIT {
                      "days-of-week": ["MON"]}, "parameters": {"branch": "main"}}""").text("id");
             String context = admin.post("/api/v2/context", "{\"name\": \"deploy\", \"owner\": {\"slug\": \"gh/"
                     + organization + "\"}}").text("id");
-            things.put(organization, new Things(runs.pipelineId, workflow, schedule, context));
+            String webhook = admin.post("/api/v2/webhook", webhookBody(runs.projectId)).text("id");
+            things.put(organization, new Things(runs.projectId, runs.pipelineId, workflow, schedule, context,
+                    webhook));
         }
         admin.post("/api/v2/user", "{\"login\": \"bystander\"}");
         for (Role role : ROLES) {
@@ -143,12 +145,14 @@ class RoleMatrixIT {
                 .replace("{job_number}", "1").replace("{node}", "0").replace("<path>", "x.txt")
                 .replace("{envvar}", "FOO").replace("{version}", "1.0.0").replace("{queue}", "plan")
                 .replace("{pool}", "default").replace("{approval_request_id}", UUID.randomUUID().toString())
-                .replace("{group}", "deployers").replace("{restriction_id}", UUID.randomUUID().toString());
+                .replace("{group}", "deployers").replace("{restriction_id}", UUID.randomUUID().toString())
+                .replace("{delivery_id}", UUID.randomUUID().toString());
         if (path.contains("{id}")) {
             String id = path.startsWith("/api/v2/pipeline/") ? of.pipeline().toString()
                     : path.startsWith("/api/v2/workflow/") ? of.workflow().toString()
                     : path.startsWith("/api/v2/schedule/") ? of.schedule()
-                    : path.startsWith("/api/v2/context/") ? of.context() : UUID.randomUUID().toString();
+                    : path.startsWith("/api/v2/context/") ? of.context()
+                    : path.startsWith("/api/v2/webhook/") ? of.webhook() : UUID.randomUUID().toString();
             path = path.replace("{id}", id);
         }
         int n = serial.incrementAndGet();
@@ -157,10 +161,14 @@ class RoleMatrixIT {
                     + "\", \"repo_url\": \"https://github.com/" + organization + "/m" + n + ".git\"}";
             case "/api/v2/context" -> "{\"name\": \"c" + n + "\", \"owner\": {\"slug\": \"gh/" + organization
                     + "\"}}";
+            case "/api/v2/webhook" -> webhookBody(of.project());
             default -> "{}";
         };
         if (route.path().equals("/api/v2/context") && route.method() == ApiRoutes.Method.GET) {
             path += "?owner-slug=gh/" + organization;
+        }
+        if (route.path().equals("/api/v2/webhook") && route.method() == ApiRoutes.Method.GET) {
+            path += "?scope-id=" + of.project() + "&scope-type=project";
         }
         return switch (route.method()) {
             case GET -> client.get(path);
@@ -170,6 +178,12 @@ class RoleMatrixIT {
             case PATCH -> client.send("PATCH", path, HttpRequest.BodyPublishers.ofString(body), "Content-Type",
                     "application/json");
         };
+    }
+
+    private static String webhookBody(UUID project) {
+        return "{\"name\": \"hook\", \"events\": [\"job-completed\"], \"url\": \"https://hooks.example/ci\", "
+                + "\"verify-tls\": true, \"signing-secret\": \"k\", \"scope\": {\"id\": \"" + project
+                + "\", \"type\": \"project\"}}";
     }
 
     @Test

@@ -1,5 +1,6 @@
 package dev.gantry.server.agent;
 
+import dev.gantry.server.notify.EventOutbox;
 import dev.gantry.server.run.JobStatus;
 import dev.gantry.server.run.TaskStatus;
 import java.time.Instant;
@@ -33,6 +34,9 @@ final class JobSettlement {
         int settled = tasks.settleJob(jobId, outcome.word(), now.atOffset(ZoneOffset.UTC));
         if (settled > 1) {
             throw new IllegalStateException("settling job " + jobId + " changed " + settled + " rows");
+        }
+        if (settled == 1) {
+            EventOutbox.jobCompleted(h, jobId, now.atOffset(ZoneOffset.UTC));
         }
         return outcome;
     }

@@ -134,13 +134,14 @@ interface OrchestratorDao {
     record NumberedJob(UUID id, UUID workflowId) {
     }
 
-    /** Cancels the workflow's jobs that have not started, or only {@code jobId} if not null; 0 or more rows. */
-    @SqlUpdate("""
+    /** Cancels the workflow's jobs that have not started, or only {@code jobId} if not null; the jobs canceled. */
+    @SqlQuery("""
             UPDATE gantry.job SET status = 'canceled', stopped_at = :now
             WHERE workflow_id = :workflowId AND status IN ('blocked', 'queued', 'on_hold')
               AND (CAST(:jobId AS uuid) IS NULL OR id = CAST(:jobId AS uuid))
+            RETURNING id
             """)
-    int cancelWaitingJobs(UUID workflowId, UUID jobId, OffsetDateTime now);
+    List<UUID> cancelWaitingJobs(UUID workflowId, UUID jobId, OffsetDateTime now);
 
     /** Tells running jobs (or only {@code jobId}) to stop: their agents hear it on the next heartbeat. */
     @SqlUpdate("""

@@ -3,6 +3,7 @@ package dev.gantry.server.orchestrator;
 import dev.gantry.queue.Message;
 import dev.gantry.queue.Queues;
 import dev.gantry.queue.Worker;
+import dev.gantry.server.notify.EventOutbox;
 import dev.gantry.server.run.JobStatus;
 import dev.gantry.server.run.Orchestration;
 import java.time.InstantSource;
@@ -92,6 +93,9 @@ public final class WorkflowAdvancer implements Worker.Handler {
         }
         if (decision.status() != workflow.status()) {
             dao.setStatus(workflowId, decision.status().word(), decision.status().terminal(), now);
+            if (decision.status().terminal()) {
+                EventOutbox.workflowCompleted(h, workflowId, now);
+            }
         }
         return queued;
     }

@@ -2,6 +2,7 @@ package dev.gantry.server.orchestrator;
 
 import dev.gantry.server.http.ApiException;
 import dev.gantry.server.http.RequestLocks;
+import dev.gantry.server.notify.EventOutbox;
 import dev.gantry.server.run.JobStatus;
 import dev.gantry.server.run.TaskStatus;
 import dev.gantry.server.run.WorkflowStatus;
@@ -58,6 +59,7 @@ public final class WorkflowCommands {
     static void cancel(Handle h, UUID workflowId, OffsetDateTime now) {
         stopJobs(h, workflowId, null, now);
         h.attach(OrchestratorDao.class).setStatus(workflowId, WorkflowStatus.CANCELED.word(), true, now);
+        EventOutbox.workflowCompleted(h, workflowId, now);
     }
 
     /**
@@ -90,7 +92,7 @@ public final class WorkflowCommands {
         // Tasks before jobs, the order an agent's claim locks them in: the two cannot deadlock. A task a claim holds
         // is waited for; once that claim commits, the task runs and its job is told to stop just below.
         dao.cancelQueuedTasks(workflowId, jobId, now);
-        dao.cancelWaitingJobs(workflowId, jobId, now);
+        EventOutbox.jobsCompleted(h, dao.cancelWaitingJobs(workflowId, jobId, now), now);
         dao.requestCancelOfRunningJobs(workflowId, jobId);
         // A running job whose other nodes had all ended is over now that its unclaimed ones are withdrawn.
         Map<UUID, List<TaskStatus>> tasks = new LinkedHashMap<>();
@@ -99,7 +101,9 @@ public final class WorkflowCommands {
         }
         tasks.forEach((id, statuses) -> {
             if (statuses.stream().allMatch(TaskStatus::terminal)) {
-                dao.finishRunningJob(id, TaskStatus.jobOutcome(statuses).word(), now);
+                if (dao.finishRunningJob(id, TaskStatus.jobOutcome(statuses).word(), now) == 1) {
+                    EventOutbox.jobCompleted(h, id, now);
+                }
             }
         });
     }
@@ -233,6 +237,7 @@ public final class WorkflowCommands {
                 throw ApiException.conflict("approval request " + approvalRequestId + " is " + status
                         + ", not on_hold; only a job on hold can be approved");
             }
+            EventOutbox.jobCompleted(h, approvalRequestId, now);
             return WorkflowAdvancer.advance(h, workflowId, now);
         });
         if (queued) {

@@ -1,10 +1,8 @@
 package dev.gantry.server.project;
 
-import java.net.Inet4Address;
-import java.net.Inet6Address;
+import dev.gantry.notify.http.AddressRule;
 import java.net.InetAddress;
 import java.net.URI;
-import java.net.UnknownHostException;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.function.Function;
@@ -25,7 +23,7 @@ import java.util.regex.Matcher;
  */
 public record RepositoryPolicy(boolean localRepositories, boolean privateNetworks) {
     public static final String LOCAL_VARIABLE = "GANTRY_ALLOW_LOCAL_REPOSITORIES";
-    public static final String PRIVATE_VARIABLE = "GANTRY_ALLOW_PRIVATE_NETWORKS";
+    public static final String PRIVATE_VARIABLE = AddressRule.PRIVATE_VARIABLE;
     /** Public git hosts only: what a server starts with. */
     public static final RepositoryPolicy PUBLIC_ONLY = new RepositoryPolicy(false, false);
     /** Anything git can fetch: for a single-user server on a workstation ({@code gantry up}) and tests. */
@@ -46,12 +44,12 @@ public record RepositoryPolicy(boolean localRepositories, boolean privateNetwork
 
     /** {@link #refusal} with the system's resolver. */
     Optional<String> refusal(RepoLocation location) {
-        return refusal(location, RepositoryPolicy::resolve);
+        return refusal(location, AddressRule::resolve);
     }
 
     /** {@link #refusal} of a project's stored {@code vcs_url}, as a fetch checks it again. */
     public Optional<String> refusal(String repoUrl) {
-        return refusal(RepoLocation.parse(repoUrl), RepositoryPolicy::resolve);
+        return refusal(RepoLocation.parse(repoUrl), AddressRule::resolve);
     }
 
     private Optional<String> remoteRefusal(String url, Function<String, InetAddress[]> resolve) {
@@ -71,47 +69,13 @@ public record RepositoryPolicy(boolean localRepositories, boolean privateNetwork
         } else {
             return Optional.of("is not a git URL this server fetches from");
         }
-        if (privateNetworks) {
-            return Optional.empty();
-        }
-        String bare = host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) : host;
-        String lower = bare.toLowerCase(Locale.ROOT);
-        boolean internal = lower.equals("localhost") || lower.endsWith(".localhost");
-        for (InetAddress address : internal ? new InetAddress[0] : resolve.apply(bare)) {
-            internal |= internal(address);
-        }
-        return internal ? Optional.of("names a host on a loopback, link-local or private network, which this server "
-                + "does not fetch from (an admin allows it with --allow-private-networks)") : Optional.empty();
+        return new AddressRule(privateNetworks).allows(host, resolve) ? Optional.empty() : Optional.of("names a host "
+                + "on a loopback, link-local or private network, which this server does not fetch from (an admin "
+                + "allows it with --allow-private-networks)");
     }
 
     /** {@code url} without the user and password of {@code scheme://user:password@host/…}, for logs and answers. */
     public static String withoutCredentials(String url) {
         return url.replaceFirst("^([A-Za-z][A-Za-z0-9+.-]*://)[^/@]*@", "$1");
-    }
-
-    /** Loopback, link-local, private (RFC 1918, unique local), shared (100.64/10), or the unspecified address. */
-    static boolean internal(InetAddress address) {
-        if (address.isLoopbackAddress() || address.isLinkLocalAddress() || address.isSiteLocalAddress()
-                || address.isAnyLocalAddress() || address.isMulticastAddress()) {
-            return true;
-        }
-        byte[] bytes = address.getAddress();
-        if (address instanceof Inet4Address) {
-            int first = bytes[0] & 0xff;
-            int second = bytes[1] & 0xff;
-            return first == 0 || (first == 100 && second >= 64 && second < 128); // "this network", carrier-grade NAT
-        }
-        if (address instanceof Inet6Address) {
-            return (bytes[0] & 0xfe) == 0xfc; // unique local fc00::/7
-        }
-        return false;
-    }
-
-    private static InetAddress[] resolve(String host) {
-        try {
-            return InetAddress.getAllByName(host);
-        } catch (UnknownHostException | SecurityException unresolved) {
-            return new InetAddress[0];
-        }
     }
 }

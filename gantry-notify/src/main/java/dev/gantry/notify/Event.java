@@ -1,0 +1,100 @@
+package dev.gantry.notify;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.PropertyNamingStrategies;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import java.util.Arrays;
+import java.util.UUID;
+
+/**
+ * Something that happened that destinations may be told of, with a {@link Snapshot} of what it concerns taken in the
+ * transaction of the change: a delivery sent an hour later still says what was true then. Times are ISO 8601 UTC
+ * strings with milliseconds, as the API writes them. Immutable.
+ *
+ * @param id         the event's id (one per change, whatever the number of destinations)
+ * @param happenedAt when the change committed, by the server's clock
+ */
+public record Event(UUID id, Type type, String happenedAt, Snapshot snapshot) {
+
+    /** The kinds of event, with CircleCI's words. */
+    public enum Type {
+        WORKFLOW_COMPLETED("workflow-completed"),
+        JOB_COMPLETED("job-completed");
+
+        private final String word;
+
+        Type(String word) {
+            this.word = word;
+        }
+
+        public String word() {
+            return word;
+        }
+
+        /** The type {@code word} names, or null. */
+        public static Type ofWord(String word) {
+            return Arrays.stream(values()).filter(t -> t.word.equals(word)).findFirst().orElse(null);
+        }
+    }
+
+    /**
+     * What the event concerns, in CircleCI's webhook sub-entities; {@code job} only for {@code job-completed}.
+     * Serialised with {@link #JSON} this is the payload's body without its envelope.
+     */
+    public record Snapshot(Project project, Organization organization, Workflow workflow, Pipeline pipeline, Job job) {
+    }
+
+    public record Project(UUID id, String name, String slug) {
+    }
+
+    public record Organization(UUID id, String name) {
+    }
+
+    public record Workflow(UUID id, String name, String status, String createdAt, String stoppedAt, String url) {
+    }
+
+    public record Pipeline(UUID id, long number, String createdAt, Trigger trigger, Vcs vcs) {
+    }
+
+    public record Trigger(String type, String receivedAt, Actor actor) {
+    }
+
+    public record Actor(String login) {
+    }
+
+    /** The commit the pipeline ran; {@code branch} or {@code tag} (one of them, or neither). */
+    public record Vcs(String providerName, String originRepositoryUrl, String targetRepositoryUrl, String revision,
+                      String branch, String tag) {
+    }
+
+    public record Job(UUID id, long number, String name, String status, String startedAt, String stoppedAt) {
+    }
+
+    /** Snake case, absent fields left out, as CircleCI's payloads. Do not reconfigure it. */
+    public static final ObjectMapper JSON = JsonMapper.builder()
+            .propertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE)
+            .serializationInclusion(JsonInclude.Include.NON_NULL)
+            .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+            .build();
+
+    /** The snapshot as stored with its event. */
+    public static String snapshotJson(Snapshot snapshot) {
+        try {
+            return JSON.writeValueAsString(snapshot);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("a snapshot did not serialise", e);
+        }
+    }
+
+    /** A snapshot stored by {@link #snapshotJson}. */
+    public static Snapshot snapshotOf(String json) {
+        try {
+            return JSON.readValue(json, Snapshot.class);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("a stored snapshot is not one: " + e.getOriginalMessage(), e);
+        }
+    }
+}

@@ -1,0 +1,105 @@
+package dev.gantry.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.gantry.server.http.Json;
+import dev.gantry.server.notify.FakeEndpoint;
+import dev.gantry.testkit.EmbeddedPostgresExtension;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Issue 33's isolation, at the notifier: one webhook endpoint answers 500 to everything and one hangs, beside three
+ * healthy ones, while {@link #WORKFLOWS} workflows complete; the healthy endpoints' delivery latency (state change
+ * committed → request received) is compared with a run where all five are healthy, and the failing endpoint must get
+ * at most 1.1 attempts per delivery sent to it. Runs only with {@code -Dgantry.isolation=true} until it passes on 2
+ * cores in the time the default run allows (docs/incidents.md has its figures); {@code -Dgantry.isolation.workflows=N}
+ * runs a bigger form. Job starts under these faults are not measured here.
+ */
+@EnabledIfSystemProperty(named = "gantry.isolation", matches = "true")
+class WebhookIsolationIT {
+    static final int WORKFLOWS = Integer.getInteger("gantry.isolation.workflows", 200);
+
+    @RegisterExtension
+    final EmbeddedPostgresExtension pg = new EmbeddedPostgresExtension(16);
+    @TempDir
+    Path home;
+
+    record Run(List<Long> healthyMillis, int failingCalls) {
+        long p(double q) {
+            List<Long> sorted = healthyMillis.stream().sorted().toList();
+            return sorted.get((int) Math.min(sorted.size() - 1, Math.ceil(q * sorted.size()) - 1));
+        }
+    }
+
+    @Test
+    void a_failing_and_a_hanging_endpoint_do_not_slow_the_healthy_ones_and_the_failing_one_is_not_stormed()
+            throws Exception {
+        try (TestServer server = TestServer.start(pg.dataSource(), home)) {
+            Run baseline = run(server, "calm", false);
+            Run faults = run(server, "stormy", true);
+            System.out.printf("RESULT workflows=%d healthy_p50_ms=%d/%d healthy_p99_ms=%d/%d failing_attempts=%d"
+                            + " failing_deliveries=%d%n", WORKFLOWS, baseline.p(0.5), faults.p(0.5), baseline.p(0.99),
+                    faults.p(0.99), faults.failingCalls(), WORKFLOWS);
+            assertThat(faults.p(0.99)).as("freshness under faults, ms").isLessThanOrEqualTo(5_000);
+            assertThat(faults.failingCalls()).isLessThanOrEqualTo((int) (1.1 * WORKFLOWS));
+        }
+    }
+
+    private Run run(TestServer server, String organization, boolean faulty) throws Exception {
+        RunFixtures runs = new RunFixtures(server.jdbi(), organization);
+        List<FakeEndpoint> healthy = new ArrayList<>();
+        FakeEndpoint failing = new FakeEndpoint(faulty ? FakeEndpoint.Mode.FAIL : FakeEndpoint.Mode.OK);
+        FakeEndpoint hanging = new FakeEndpoint(faulty ? FakeEndpoint.Mode.HANG : FakeEndpoint.Mode.OK);
+        for (int i = 0; i < 3; i++) {
+            healthy.add(new FakeEndpoint(FakeEndpoint.Mode.OK));
+        }
+        try {
+            for (FakeEndpoint endpoint : concat(healthy, failing, hanging)) {
+                assertThat(server.api().post("/api/v2/webhook", """
+                        {"name": "h", "events": ["workflow-completed"], "url": "%s", "verify-tls": true,
+                         "signing-secret": "k", "scope": {"id": "%s", "type": "project"}}"""
+                        .formatted(endpoint.url("/"), runs.projectId)).status()).isEqualTo(201);
+            }
+            Map<String, Long> completedAt = new HashMap<>();
+            for (int i = 0; i < WORKFLOWS; i++) {
+                UUID workflow = runs.workflow("w" + i);
+                assertThat(server.api().post("/api/v2/workflow/" + workflow + "/cancel", "{}").status())
+                        .isEqualTo(202);
+                completedAt.put(workflow.toString(), System.nanoTime());
+            }
+            await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(200)).until(() ->
+                    healthy.stream().allMatch(e -> e.accepted().size() >= WORKFLOWS));
+            List<Long> latencies = new ArrayList<>();
+            for (FakeEndpoint endpoint : healthy) {
+                for (FakeEndpoint.Received r : endpoint.accepted()) {
+                    String workflow = Json.MAPPER.readTree(r.body()).path("workflow").path("id").asText();
+                    latencies.add((r.arrivedNanos() - completedAt.get(workflow)) / 1_000_000);
+                }
+            }
+            return new Run(latencies, failing.calls());
+        } finally {
+            for (FakeEndpoint endpoint : concat(healthy, failing, hanging)) {
+                endpoint.close();
+            }
+        }
+    }
+
+    private static List<FakeEndpoint> concat(List<FakeEndpoint> healthy, FakeEndpoint failing,
+                                             FakeEndpoint hanging) {
+        List<FakeEndpoint> all = new ArrayList<>(healthy);
+        all.add(failing);
+        all.add(hanging);
+        return all;
+    }
+}
