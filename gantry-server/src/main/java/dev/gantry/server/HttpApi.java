@@ -131,8 +131,8 @@ final class HttpApi {
             api.get(project + "/job/{number}", viewer, jobs::get);
             api.post(project + "/job/{number}/cancel", member, workflowCommands::cancelJob);
             results.addRoutes(api, viewer);
-            api.get("/api/v2/insights/queue", Access.SITE_ADMIN, queueInsights::get);
-            api.get("/api/v2/insights/fleet", Access.SITE_ADMIN, fleetInsights::get);
+            api.get("/api/v2/insights/queue", Access.SIGNED_IN, queueInsights::get);
+            api.get("/api/v2/insights/fleet", Access.SIGNED_IN, fleetInsights::get);
             api.post("/api/v2/fleet/pools/{pool}/pause", Access.SITE_ADMIN, poolPauses::pause);
             api.post("/api/v2/fleet/pools/{pool}/resume", Access.SITE_ADMIN, poolPauses::resume);
             api.get("/api/v2/admin/queues", Access.SITE_ADMIN, queueAdmin::list);

@@ -185,9 +185,16 @@ class InsightPagesIT {
                 + "\"draining\":0,\"busy\":1,\"idle\":0,\"tasks\":1,\"vcpu_held\":2,\"vcpu_total\":4,"
                 + "\"memory_held_mb\":4096,\"memory_total_mb\":8192}");
 
-        String member = flat(get("/fleet", signIn(memberToken())).body());
+        String memberToken = memberToken();
+        String member = flat(get("/fleet", signIn(memberToken)).body());
         assertThat(member).contains("2 of 4").contains("launched").doesNotContain("Each instance")
                 .doesNotContain("agent box");
+        JsonNode memberFleet = api.withToken(memberToken).get("/api/v2/insights/fleet").json();
+        assertThat(memberFleet.path("shapes").toString()).as("the API shows a member what the page does")
+                .contains("\"pool\":\"default\"");
+        assertThat(memberFleet.path("events").toString()).contains("\"launched\"");
+        assertThat(memberFleet.path("instances")).isEmpty();
+        assertThat(memberFleet.path("leader").isNull()).isTrue();
         agent.complete(running, running.lease(), "success");
     }
 

@@ -1,5 +1,6 @@
 package dev.gantry.server.fleet;
 
+import dev.gantry.server.auth.ApiAuthentication;
 import dev.gantry.scheduler.Instance;
 import dev.gantry.scheduler.InstanceState;
 import dev.gantry.scheduler.Resources;
@@ -99,10 +100,14 @@ public final class FleetInsights {
         List<ShapeJson> shapes = fleet.shapes().stream().map(s -> new ShapeJson(s.pool(), s.vcpu(), s.memoryMb(),
                 s.instances(), s.ready(), s.provisioning(), s.draining(), s.busy(), s.idle(), s.tasks(), s.vcpuHeld(),
                 s.vcpuTotal(), s.memoryHeldMb(), s.memoryTotalMb())).toList();
-        List<InstanceJson> instances = autoscaling == null ? List.of() : autoscaling.instances().entrySet().stream()
-                .map(e -> new InstanceJson(e.getKey(), e.getValue().name().toLowerCase(Locale.ROOT))).toList();
+        // As on the page: every signed-in user sees the counts and the autoscaler's actions, a site admin also the
+        // instances the autoscaler runs and which server leads it.
+        boolean admin = ApiAuthentication.principal(ctx).siteAdmin();
+        List<InstanceJson> instances = autoscaling == null || !admin ? List.of() : autoscaling.instances().entrySet()
+                .stream().map(e -> new InstanceJson(e.getKey(), e.getValue().name().toLowerCase(Locale.ROOT)))
+                .toList();
         List<EventJson> events = fleet.events().stream().map(FleetInsights::json).toList();
-        Json.respond(ctx, 200, new FleetJson(paused, shapes, fleet.autoscaling(), fleet.leader(),
+        Json.respond(ctx, 200, new FleetJson(paused, shapes, fleet.autoscaling(), admin ? fleet.leader() : null,
                 fleet.thisServer(), instances, events));
     }
 
