@@ -86,9 +86,15 @@ final class JUnitReports {
         return tag.equals("failure") || tag.equals("error") || tag.equals("skipped");
     }
 
+    /**
+     * The outcome's message attribute and its body (usually the stack trace), as CircleCI's Tests tab shows both: the
+     * body alone when it already repeats the attribute, as JUnit's and pytest's reports do.
+     */
     private static String message(Element outcome, SecretMasker masker) {
-        String text = outcome.hasAttribute("message") ? outcome.getAttribute("message") : outcome.getTextContent();
-        text = text == null ? "" : masker.mask(text).strip();
+        String attribute = outcome.getAttribute("message").strip();
+        String body = outcome.getTextContent() == null ? "" : outcome.getTextContent().strip();
+        String text = body.contains(attribute) ? body : body.isEmpty() ? attribute : attribute + "\n" + body;
+        text = masker.mask(text).strip();
         if (text.isEmpty()) {
             return null;
         }

@@ -66,7 +66,7 @@ class CachesAndWorkspacesIT {
         assertThat(first.tests).extracting(t -> t.path("name").asText()).containsExactly("passes", "fails");
         JsonNode failed = first.tests.get(1);
         assertThat(failed.path("result").asText()).isEqualTo("failure");
-        assertThat(failed.path("message").asText()).isEqualTo("expected 1");
+        assertThat(failed.path("message").asText()).isEqualTo("expected 1\ntrace");
         assertThat(failed.path("file").asText()).isEqualTo("spec/a.js");
 
         ObjectNode consumer = Assignments.of(job("test", List.of(

@@ -28,9 +28,21 @@ class JUnitReportsTest {
 
         assertThat(cases).containsExactly(
                 new TestCase("calc.Add", "adds", "test/calc.py", "success", 0.012, null),
-                new TestCase("calc.Add", "overflows", "test/calc.py", "failure", 1204.5, "assert 1 == 2"),
+                new TestCase("calc.Add", "overflows", "test/calc.py", "failure", 1204.5, "assert 1 == 2\nlong trace"),
                 new TestCase("calc.Div", "by zero", "test/div.py", "error", 0, "ZeroDivisionError"),
                 new TestCase("calc.Div", "later", "test/calc.py", "skipped", 0, null));
+    }
+
+    @Test
+    void a_body_that_repeats_the_message_attribute_is_kept_alone() throws Exception {
+        List<TestCase> cases = parse("""
+                <testsuite><testcase classname="t.T" name="eq">
+                  <failure message="expected: &lt;1&gt; but was: &lt;2&gt;" type="AssertionFailedError">AssertionFailedError: expected: &lt;1&gt; but was: &lt;2&gt;
+                    at t.T.eq(T.java:9)</failure>
+                </testcase></testsuite>""");
+
+        assertThat(cases.get(0).message()).isEqualTo("AssertionFailedError: expected: <1> but was: <2>\n"
+                + "    at t.T.eq(T.java:9)");
     }
 
     @Test
