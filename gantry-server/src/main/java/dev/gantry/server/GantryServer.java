@@ -51,6 +51,7 @@ import dev.gantry.server.project.ProjectRoutes;
 import dev.gantry.server.project.Projects;
 import dev.gantry.server.project.RepositoryUrls;
 import dev.gantry.server.results.ResultsApi;
+import dev.gantry.server.results.ShownOutput;
 import dev.gantry.server.retention.RetentionSweeper;
 import dev.gantry.server.schedule.ScheduleRoutes;
 import dev.gantry.server.schedule.Schedules;
@@ -61,6 +62,7 @@ import dev.gantry.server.secret.Secrets;
 import dev.gantry.server.status.StatusPage;
 import dev.gantry.server.status.StatusRoutes;
 import dev.gantry.server.storage.BlobStore;
+import dev.gantry.server.storage.OutputStore;
 import dev.gantry.server.storage.Storage;
 import dev.gantry.server.webhook.WebhookRoutes;
 import dev.gantry.server.ui.InsightPages;
@@ -277,7 +279,8 @@ public final class GantryServer implements AutoCloseable {
         if (settings.port() != 0) { // else known once HTTP has taken a port
             externalUrl.listening(ServerSettings.localUrl(settings.host(), settings.port()));
         }
-        ResultsApi results = new ResultsApi(jdbi, blobs, storage.output(jdbi), externalUrl);
+        OutputStore shownOutput = new ShownOutput(storage.output(jdbi), jdbi);
+        ResultsApi results = new ResultsApi(jdbi, blobs, shownOutput, externalUrl);
         Runnable tasksQueued = agents.wakeups()::tasksQueued;
         List<AutoCloseable> queueLoops = new ArrayList<>();
         try {
@@ -322,7 +325,7 @@ public final class GantryServer implements AutoCloseable {
                             settings.maxPipelineJobs()),
                     new ScheduleRoutes(schedules), new SecretRoutes(secrets, secretBox), new UserRoutes(users),
                     new AgentTokenRoutes(jdbi, clock, new SecureRandom()), new HealthCheck(jdbi),
-                    new WebUi(jdbi, authentication, jobs, commands, storage.output(jdbi), results.forPages(), audit,
+                    new WebUi(jdbi, authentication, jobs, commands, shownOutput, results.forPages(), audit,
                             status, new InsightPages(fleetInsights, queueInsights, queueAdmin,
                             new ProjectInsights(jdbi)), metrics.registry(), clock, new SecureRandom()),
                     new StatusRoutes(status, externalUrl), new UsageRoutes(usage, jdbi, clock));

@@ -4,8 +4,8 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * The figures of one chaos run. The zero counts ({@link #lostTriggers}, {@link #ranTwice}, {@link #notFinal},
- * {@link #duplicates}, {@link #unaccepted}) and the two bounds decide whether it {@link #passed}.
+ * The figures of one chaos run. The zero counts ({@link #lostTriggers}, {@link #ranTwice}, {@link #nodesRerun},
+ * {@link #notFinal}, {@link #duplicates}, {@link #unaccepted}) and the two bounds decide whether it {@link #passed}.
  *
  * @param pipelines      workload triggers accepted
  * @param probes         probe triggers accepted
@@ -13,11 +13,11 @@ import java.util.Locale;
  * @param lostTriggers   accepted pipelines the API does not know at the end
  * @param notFinal       accepted pipelines still going when the drain time ran out
  * @param ranTwice       jobs the trace shows running twice to completion, and tasks ending twice in one attempt
- * @param ranTwiceUnrecorded jobs that ran twice because the agent of the first attempt was killed between the job's
- *                       last step and keeping its result (at-least-once; see {@code ChaosRun}): reported, not a
- *                       failure
- * @param nodesRerun     nodes that had finished and ran again because their job was retried (a sibling node lost
- *                       its agent, and a retry runs every node): reported, not a failure
+ * @param ranTwiceUnrecorded jobs (or nodes of a parallel job) that ran twice because the agent of the first attempt
+ *                       was killed between the last step and keeping its result (at-least-once; see
+ *                       {@code ChaosRun}): reported, not a failure
+ * @param nodesRerun     nodes that had finished and ran again in their job's retry, other than those of
+ *                       {@code ranTwiceUnrecorded} (a retry runs only the nodes that did not succeed)
  * @param duplicates     pipelines in the database beyond those accepted (a retried trigger stored twice)
  * @param unaccepted     triggers never accepted within the trigger patience (never acknowledged, so not lost)
  * @param retried        accepted triggers that needed more than one request
@@ -47,7 +47,7 @@ record ChaosResult(long seed, String plan, long pipelines, long probes, long fin
     static final double WAL_MB_LIMIT = 1_024;
 
     boolean passed() {
-        return lostTriggers == 0 && ranTwice == 0 && notFinal == 0 && duplicates == 0 && unaccepted == 0
+        return lostTriggers == 0 && ranTwice == 0 && nodesRerun == 0 && notFinal == 0 && duplicates == 0 && unaccepted == 0
                 && deadTuplesMax <= DEAD_TUPLES_LIMIT && walMb <= WAL_MB_LIMIT
                 && faults.stream().allMatch(f -> f.recoveryMs() >= 0);
     }

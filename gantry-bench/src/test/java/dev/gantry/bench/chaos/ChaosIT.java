@@ -30,6 +30,7 @@ class ChaosIT {
         assertThat(result.pipelines()).isEqualTo(ChaosPlan.smoke().pipelines());
         assertThat(result.lostTriggers()).as("accepted triggers lost").isZero();
         assertThat(result.ranTwice()).as("job nodes that ran twice to completion").isZero();
+        assertThat(result.nodesRerun()).as("finished nodes run again by their job's retry").isZero();
         assertThat(result.notFinal()).as("pipelines not in a final state").isZero();
         assertThat(result.duplicates()).as("pipelines stored twice").isZero();
         assertThat(result.faults()).allSatisfy(f -> assertThat(f.recoveryMs()).as("fault %d recovered", f.number())

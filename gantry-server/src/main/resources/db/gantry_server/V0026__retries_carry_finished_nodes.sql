@@ -1,0 +1,16 @@
+-- A retry after a lost agent runs only the nodes that did not succeed (issue 31). Each node that had succeeded gets a
+-- task in the retry that is already 'success', with the times and agent of the attempt that ran it, and carried_from
+-- naming that attempt's job: its steps, output, test results, artifacts and workspace layers stay under that job's id
+-- and are shown as the retry's. A carried task never ran again, so it is never charged (accepted_at stays null).
+ALTER TABLE job_task ADD COLUMN carried_from uuid REFERENCES job (id);
+
+-- The (job, node) pairs whose results a job shows: its own nodes, except those its retry carried over, which are
+-- read from the job that ran them. Readers of steps, tests, artifacts and layers select rows in these pairs.
+CREATE FUNCTION result_nodes(of_job uuid) RETURNS TABLE (job_id uuid, node_index int)
+    LANGUAGE sql STABLE AS $$
+    SELECT coalesce(t.carried_from, j.id), n.n
+    FROM gantry.job j
+    CROSS JOIN generate_series(0, j.parallelism - 1) AS n(n)
+    LEFT JOIN gantry.job_task t ON t.job_id = j.id AND t.node_index = n.n
+    WHERE j.id = of_job
+$$;
