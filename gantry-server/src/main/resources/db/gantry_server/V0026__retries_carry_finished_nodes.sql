@@ -14,3 +14,12 @@ CREATE FUNCTION result_nodes(of_job uuid) RETURNS TABLE (job_id uuid, node_index
     LEFT JOIN gantry.job_task t ON t.job_id = j.id AND t.node_index = n.n
     WHERE j.id = of_job
 $$;
+
+-- Each server's lease sweeper marks its row on every sweep that reaches the database (the database's clock, so that
+-- servers need not agree on theirs). A server starting, or back from a failed sweep, gives every running task a fresh
+-- lease only if no other server swept lately: then no agent could renew its lease meanwhile. Beside a server that
+-- kept sweeping, agents renewed through it, and a blanket renewal would only hide the agents that really died.
+CREATE TABLE lease_sweep (
+    server    text        PRIMARY KEY,
+    swept_at  timestamptz NOT NULL
+);

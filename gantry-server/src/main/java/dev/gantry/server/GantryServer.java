@@ -273,7 +273,8 @@ public final class GantryServer implements AutoCloseable {
                 autoscaling == null ? FleetSnapshots.Overlay.NONE : autoscaling, claiming);
         AgentApi agents = new AgentApi(agentJdbi, queues, settings.agent(), new SchedulerMatcher(fleet, clock),
                 claiming, blobs, storage.output(agentJdbi),
-                new AgentAuthentication(tokens.hash(TokenKind.AGENT), agentJdbi), secrets, repositoryUrls, usage, clock);
+                new AgentAuthentication(tokens.hash(TokenKind.AGENT), agentJdbi), secrets, repositoryUrls, usage, clock,
+                instance);
         ExternalUrl externalUrl = settings.externalUrl() != null ? ExternalUrl.configured(settings.externalUrl())
                 : ExternalUrl.local();
         if (settings.port() != 0) { // else known once HTTP has taken a port
