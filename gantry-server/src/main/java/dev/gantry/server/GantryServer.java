@@ -116,7 +116,14 @@ public final class GantryServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(GantryServer.class);
 
     /** How often the queue's maintenance runs: rescues expired leases, turns over and drops partitions. */
-    public static final Duration QUEUE_MAINTENANCE_EVERY = Duration.ofSeconds(5);
+    public static final Duration QUEUE_MAINTENANCE_EVERY = Duration.ofSeconds(2);
+    /**
+     * How long a queue message claimed by this server's workers (a plan, a workflow advance) stays theirs without a
+     * heartbeat. Short, so that a server stopped or cut off while holding messages loses them to the other servers
+     * of the database within this plus {@link #QUEUE_MAINTENANCE_EVERY}; a working server's workers renew every
+     * third of it, so a slow database may hold a heartbeat for over 6 s before a message it is handling is lost.
+     */
+    public static final Duration QUEUE_LEASE = Duration.ofSeconds(10);
     /** The longest one statement of the agent protocol may run on the agents' own pool. */
     static final Duration AGENT_STATEMENT_TIMEOUT = Duration.ofSeconds(15);
     /** The master key file under {@code $GANTRY_HOME} unless {@code GANTRY_MASTER_KEY_FILE} names another. */
@@ -368,7 +375,7 @@ public final class GantryServer implements AutoCloseable {
 
     private static Queues startQueues(DataSource dataSource, MeterRegistry metrics) {
         try {
-            return Queues.start(dataSource, QueueSettings.defaults(), metrics);
+            return Queues.start(dataSource, QueueSettings.defaults().withLease(QUEUE_LEASE), metrics);
         } catch (RuntimeException e) {
             throw new ServerStartException("Cannot start the durable queue: " + e.getMessage(), e);
         }
