@@ -181,6 +181,7 @@ final class ChaosRun {
         }
         long stored = watch.count("SELECT count(*) FROM gantry.pipeline");
         long infraRetries = watch.count("SELECT count(*) FROM gantry.job WHERE attempt = 2");
+        DatabaseWatch.DoubleUsage usage = watch.doubleUsage();
         long probes = accepted.stream().filter(a -> a.shape() == Shape.PROBE).count();
         log("trace: %d job nodes ended; %d jobs ran twice to completion and %d nodes of other jobs ran again in a "
                 + "retry (%d of these because their agent was killed before it kept the result), %d tasks ended twice "
@@ -189,12 +190,14 @@ final class ChaosRun {
         log("database: %d pipelines stored for %d accepted; %d jobs retried after a lost agent; most dead tuples "
                 + "%d (%s); largest pg_wal %.1f MiB", stored, accepted.size(), infraRetries, watch.deadTuplesMax(),
                 watch.deadTuplesTable(), watch.walBytesMax() / 1048576.0);
+        log("usage ledger: %d task attempts charged twice, %d nodes charged in a retry that did not run them, %d "
+                + "ended tasks not charged", usage.chargedTwice(), usage.chargedNotRun(), usage.uncharged());
         return new ChaosResult(seed, plan.name(), accepted.size() - probes, probes,
                 outcomes[Outcome.EXPECTED.ordinal()] + outcomes[Outcome.UNEXPECTED.ordinal()],
                 outcomes[Outcome.LOST.ordinal()], outcomes[Outcome.NOT_FINAL.ordinal()], ranTwice, unrecorded,
                 nodesRerun,
                 Math.max(0, stored - accepted.size()), workload.unaccepted(), workload.retried(),
-                outcomes[Outcome.UNEXPECTED.ordinal()], infraRetries, faults, baseline, watch.deadTuplesMax(),
+                outcomes[Outcome.UNEXPECTED.ordinal()], infraRetries, usage.total(), faults, baseline, watch.deadTuplesMax(),
                 watch.deadTuplesTable(), watch.walBytesMax() / 1048576.0, startFailures,
                 (System.nanoTime() - start) / 1_000_000_000);
     }
