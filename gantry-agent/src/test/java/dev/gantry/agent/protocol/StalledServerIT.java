@@ -63,7 +63,7 @@ class StalledServerIT {
             throws Exception {
         HttpAgentServer agent = new HttpAgentServer(URI.create("http://127.0.0.1:" + server.getAddress().getPort()),
                 "token", FAST);
-        agent.register(new AgentInfo("host-1", 2, 4096, 10, "default", "test"));
+        agent.register(new AgentInfo("host-1", 2, 4096, 10, "default", "test"), "key-1");
 
         long start = System.nanoTime();
         boolean cancel = agent.heartbeat(new TaskRef("job-1", 0, "lease-1"));

@@ -23,3 +23,8 @@ CREATE TABLE lease_sweep (
     server    text        PRIMARY KEY,
     swept_at  timestamptz NOT NULL
 );
+
+-- The Idempotency-Key an agent registered with: the same registration sent again (its answer was lost to a timeout)
+-- gets the agent the first one made, with a new credential, instead of a second agent.
+ALTER TABLE agent ADD COLUMN registration_key text;
+CREATE UNIQUE INDEX agent_registration_key ON agent (registration_key);
