@@ -162,23 +162,11 @@ final class ChaosRun {
         }
         problems.forEach(p -> log("check: %s", p));
         Trace.Counts ran = trace.counts();
-        long ranTwice = ran.taskRanTwice();
-        long unrecorded = 0;
-        for (Trace.Twice twice : ran.ranTwice()) {
-            if (killedBeforeRecording(twice, watch, faults)) {
-                unrecorded++;
-            } else {
-                ranTwice++;
-            }
-        }
-        long nodesRerun = 0;
-        for (Trace.Twice rerun : ran.nodesRerun()) {
-            if (killedBeforeRecording(rerun, watch, faults)) {
-                unrecorded++;
-            } else {
-                nodesRerun++;
-            }
-        }
+        long unrecordedJobs = killedBeforeRecording(ran.ranTwice(), watch, faults);
+        long unrecordedNodes = killedBeforeRecording(ran.nodesRerun(), watch, faults);
+        long ranTwice = ran.taskRanTwice() + ran.ranTwice().size() - unrecordedJobs;
+        long nodesRerun = ran.nodesRerun().size() - unrecordedNodes;
+        long unrecorded = unrecordedJobs + unrecordedNodes;
         long stored = watch.count("SELECT count(*) FROM gantry.pipeline");
         long infraRetries = watch.count("SELECT count(*) FROM gantry.job WHERE attempt = 2");
         DatabaseWatch.DoubleUsage usage = watch.doubleUsage();
@@ -197,19 +185,29 @@ final class ChaosRun {
                 outcomes[Outcome.LOST.ordinal()], outcomes[Outcome.NOT_FINAL.ordinal()], ranTwice, unrecorded,
                 nodesRerun,
                 Math.max(0, stored - accepted.size()), workload.unaccepted(), workload.retried(),
-                outcomes[Outcome.UNEXPECTED.ordinal()], infraRetries, usage.total(), faults, baseline, watch.deadTuplesMax(),
-                watch.deadTuplesTable(), watch.walBytesMax() / 1048576.0, startFailures,
+                outcomes[Outcome.UNEXPECTED.ordinal()], infraRetries, usage.total(), faults, baseline,
+                watch.deadTuplesMax(), watch.deadTuplesTable(), watch.walBytesMax() / 1048576.0, startFailures,
                 (System.nanoTime() - start) / 1_000_000_000);
     }
 
     /**
-     * Whether a job (or one node of it) ran twice only because the agent of its first attempt (of that node) was
-     * killed by the driver within {@link #RECORDING_WINDOW_MS} of the attempt's last step ending (before it, or after: the driver kills the agent
-     * first and its steps a moment later, so a step may end after its agent died), and the result never reached the
+     * How many of {@code twice} (jobs, or nodes of one) ran twice only because the agent of the first attempt (of
+     * that node) was killed by the driver within {@link #RECORDING_WINDOW_MS} of the attempt's last step ending
+     * (before it, or after: the driver kills the agent first and its steps a moment later, so a step may end after
+     * its agent died), and the result never reached the
      * server (the sweeper gave the task up and no outcome came after): the job's work was done, but nothing durable
      * said so before the agent died, so its retry is at-least-once doing its job. Any other second completion is a
      * fault.
      */
+    private long killedBeforeRecording(List<Trace.Twice> twice, DatabaseWatch watch, List<FaultDriver.Fault> faults)
+            throws SQLException {
+        long killed = 0;
+        for (Trace.Twice t : twice) {
+            killed += killedBeforeRecording(t, watch, faults) ? 1 : 0;
+        }
+        return killed;
+    }
+
     private boolean killedBeforeRecording(Trace.Twice twice, DatabaseWatch watch, List<FaultDriver.Fault> faults)
             throws SQLException {
         List<DatabaseWatch.TaskState> first = watch.tasks(twice.pipeline(), twice.firstAttempt()).stream()
