@@ -21,15 +21,15 @@ interface AgentDao {
                byte[] credentialHash, UUID registrationTokenId, String registrationKey);
 
     /** What a registration asked for, to tell a repeat of it from another registration under the same key. */
-    record Registered(UUID id, String name, String pool, UUID registrationTokenId) {
+    record KeyedAgent(UUID id, String name, String pool, UUID registrationTokenId) {
     }
 
     @SqlQuery("""
             SELECT id, name, pool, registration_token_id FROM gantry.agent WHERE registration_key = :registrationKey
             FOR UPDATE
             """)
-    @RegisterConstructorMapper(Registered.class)
-    Optional<Registered> registeredWith(String registrationKey);
+    @RegisterConstructorMapper(KeyedAgent.class)
+    Optional<KeyedAgent> registeredWith(String registrationKey);
 
     /** Replaces the agent's credential: the one of the answer that was lost is never used. */
     @SqlUpdate("UPDATE gantry.agent SET credential_hash = :credentialHash, last_seen_at = :now WHERE id = :id")

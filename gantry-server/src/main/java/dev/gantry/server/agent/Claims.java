@@ -80,7 +80,7 @@ final class Claims {
             if (agents.insert(id, name, cpu, memoryMb, diskGb, pool, now, hash, registrationToken, key) == 1) {
                 return new Registered(id, false);
             }
-            AgentDao.Registered first = agents.registeredWith(key).orElseThrow(() -> new IllegalStateException(
+            AgentDao.KeyedAgent first = agents.registeredWith(key).orElseThrow(() -> new IllegalStateException(
                     "registration key " + key + " conflicted with no agent"));
             if (!first.name().equals(name) || !first.pool().equals(pool)
                     || !Objects.equals(first.registrationTokenId(), registrationToken)) {
