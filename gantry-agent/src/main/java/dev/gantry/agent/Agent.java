@@ -16,6 +16,7 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Consumer;
@@ -135,9 +136,11 @@ public final class Agent implements AutoCloseable {
     private Registration register() throws InterruptedException {
         AgentInfo info = new AgentInfo(settings.name(), settings.cpu(), settings.memoryMb(), settings.diskGb(),
                 settings.pool(), VERSION);
+        // One key for every attempt: one that reached the server but whose answer was lost makes no second agent.
+        String key = UUID.randomUUID().toString();
         for (int attempt = 0; ; attempt++) {
             try {
-                Registration registration = server.register(info);
+                Registration registration = server.register(info, key);
                 onRegistered.accept(registration);
                 return registration;
             } catch (ServerUnavailableException e) {

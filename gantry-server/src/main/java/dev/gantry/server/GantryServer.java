@@ -56,6 +56,7 @@ import dev.gantry.server.project.ProjectRoutes;
 import dev.gantry.server.project.Projects;
 import dev.gantry.server.project.RepositoryUrls;
 import dev.gantry.server.results.ResultsApi;
+import dev.gantry.server.results.ShownOutput;
 import dev.gantry.server.retention.RetentionSweeper;
 import dev.gantry.server.schedule.ScheduleRoutes;
 import dev.gantry.server.schedule.Schedules;
@@ -66,6 +67,7 @@ import dev.gantry.server.secret.Secrets;
 import dev.gantry.server.status.StatusPage;
 import dev.gantry.server.status.StatusRoutes;
 import dev.gantry.server.storage.BlobStore;
+import dev.gantry.server.storage.OutputStore;
 import dev.gantry.server.storage.Storage;
 import dev.gantry.server.webhook.WebhookRoutes;
 import dev.gantry.server.ui.InsightPages;
@@ -119,7 +121,14 @@ public final class GantryServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(GantryServer.class);
 
     /** How often the queue's maintenance runs: rescues expired leases, turns over and drops partitions. */
-    public static final Duration QUEUE_MAINTENANCE_EVERY = Duration.ofSeconds(5);
+    public static final Duration QUEUE_MAINTENANCE_EVERY = Duration.ofSeconds(2);
+    /**
+     * How long a queue message claimed by this server's workers (a plan, a workflow advance) stays theirs without a
+     * heartbeat. Short, so that a server stopped or cut off while holding messages loses them to the other servers
+     * of the database within this plus {@link #QUEUE_MAINTENANCE_EVERY}; a working server's workers renew every
+     * third of it, so a slow database may hold a heartbeat for over 6 s before a message it is handling is lost.
+     */
+    public static final Duration QUEUE_LEASE = Duration.ofSeconds(10);
     /** The longest one statement of the agent protocol may run on the agents' own pool. */
     static final Duration AGENT_STATEMENT_TIMEOUT = Duration.ofSeconds(15);
     /** The master key file under {@code $GANTRY_HOME} unless {@code GANTRY_MASTER_KEY_FILE} names another. */
@@ -279,13 +288,15 @@ public final class GantryServer implements AutoCloseable {
         AgentApi agents = new AgentApi(agentJdbi, queues, settings.agent(),
                 dispatch.jobStarts(new SchedulerMatcher(fleet, clock)),
                 claiming, blobs, storage.output(agentJdbi),
-                new AgentAuthentication(tokens.hash(TokenKind.AGENT), agentJdbi), secrets, repositoryUrls, usage, clock);
+                new AgentAuthentication(tokens.hash(TokenKind.AGENT), agentJdbi), secrets, repositoryUrls, usage, clock,
+                instance);
         ExternalUrl externalUrl = settings.externalUrl() != null ? ExternalUrl.configured(settings.externalUrl())
                 : ExternalUrl.local();
         if (settings.port() != 0) { // else known once HTTP has taken a port
             externalUrl.listening(ServerSettings.localUrl(settings.host(), settings.port()));
         }
-        ResultsApi results = new ResultsApi(jdbi, blobs, storage.output(jdbi), externalUrl);
+        OutputStore shownOutput = new ShownOutput(storage.output(jdbi), jdbi);
+        ResultsApi results = new ResultsApi(jdbi, blobs, shownOutput, externalUrl);
         Runnable tasksQueued = agents.wakeups()::tasksQueued;
         List<AutoCloseable> queueLoops = new ArrayList<>();
         try {
@@ -337,7 +348,7 @@ public final class GantryServer implements AutoCloseable {
                             settings.maxPipelineJobs()),
                     new ScheduleRoutes(schedules), new SecretRoutes(secrets, secretBox), new UserRoutes(users),
                     new AgentTokenRoutes(jdbi, clock, new SecureRandom()), new HealthCheck(jdbi),
-                    new WebUi(jdbi, authentication, jobs, commands, storage.output(jdbi), results.forPages(), audit,
+                    new WebUi(jdbi, authentication, jobs, commands, shownOutput, results.forPages(), audit,
                             status, new InsightPages(fleetInsights, queueInsights, queueAdmin,
                             new ProjectInsights(jdbi)), metrics.registry(), clock, new SecureRandom()),
                     new StatusRoutes(status, externalUrl), new UsageRoutes(usage, jdbi, clock),
@@ -388,7 +399,7 @@ public final class GantryServer implements AutoCloseable {
 
     private static Queues startQueues(DataSource dataSource, MeterRegistry metrics) {
         try {
-            return Queues.start(dataSource, QueueSettings.defaults(), metrics);
+            return Queues.start(dataSource, QueueSettings.defaults().withLease(QUEUE_LEASE), metrics);
         } catch (RuntimeException e) {
             throw new ServerStartException("Cannot start the durable queue: " + e.getMessage(), e);
         }

@@ -266,6 +266,27 @@ class AgentClaimsIT {
     }
 
     @Test
+    void a_registration_sent_again_with_its_key_gets_the_same_agent_with_a_new_credential() {
+        ApiClient.Answer first = agent.register("host-1", "key-1");
+        String lostCredential = first.text("credential");
+        ApiClient.Answer again = agent.register("host-1", "key-1"); // the first answer never reached the agent
+
+        assertThat(first.status()).isEqualTo(201);
+        assertThat(again.status()).as(again.body()).isEqualTo(200);
+        assertThat(again.text("id")).isEqualTo(first.text("id"));
+        assertThat(again.text("credential")).isNotEqualTo(lostCredential);
+        int agents = server.jdbi().withHandle(h -> h.createQuery("SELECT count(*) FROM gantry.agent")
+                .mapTo(Integer.class).one());
+        assertThat(agents).as("one agent").isEqualTo(1);
+        assertThat(agent.claim(again.text("id"), 1, 1).status()).as("the new credential works").isEqualTo(204);
+        ApiClient.Answer withLost = server.api().anonymous().post(AgentClient.PREFIX + "/agents/" + first.text("id")
+                + "/claim", "{\"free_cpu\": 1, \"free_memory_mb\": 1}", "Authorization", "Bearer " + lostCredential);
+        assertThat(withLost.status()).as("the lost one does not").isEqualTo(404);
+        assertThat(agent.register("host-2", "key-1").status()).as("the key of another agent").isEqualTo(409);
+        assertThat(agent.register("host-1", "key-2").status()).as("another key, another agent").isEqualTo(201);
+    }
+
+    @Test
     void the_agent_api_refuses_the_admin_token_and_no_token() {
         AgentClient withAdmin = new AgentClient(server.api().anonymous(), server.token(TokenKind.ADMIN));
 

@@ -25,7 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The usage ledger over HTTP, with agents calling as real agents do (docs/usage.md): a duplicate completion, a lost
  * lease with the agent's late completion, a lost agent's retry and a rerun each charge every task attempt exactly
- * once; minutes are started minutes at the fleet's credits per minute; an organization whose charging is off is
+ * once; a parallel job's retry runs, and charges, only its lost node, and shows the node it carried over as it ran; minutes are started minutes at the fleet's credits per minute; an organization whose charging is off is
  * charged nothing until a backfill, which then gives exactly the ledger of one that was charged all along and
  * charges nothing twice; budget thresholds are recorded once; the report groups, exports CSV and shows each caller
  * only their organizations.
@@ -158,6 +158,65 @@ class UsageLedgerIT {
 
         assertThat(charges()).extracting(Row::jobId, Row::attempt).containsExactlyInAnyOrder(
                 tuple(job, 1), tuple(retry.jobId(), 2));
+    }
+
+    @Test
+    void a_retry_runs_and_charges_only_the_lost_node_and_shows_the_finished_one_as_it_ran() {
+        UUID job = acme.job(workflow, "test").parallelism(2).insert();
+        acme.job(workflow, "deploy").status("blocked").requires("test").insert();
+        AgentClient.Claimed finished = accepted(agent.claimed(agentId));
+        AgentClient.Claimed lost = accepted(agent.claimed(agentId)); // and never heard of again
+        String layer = runToSuccess(finished);
+        await().atMost(Duration.ofSeconds(15)).until(() -> acme.taskStatus(job, lost.nodeIndex())
+                .equals("infrastructure_fail"));
+        await().atMost(Duration.ofSeconds(10)).until(() -> jobsNamed("test") == 2);
+        UUID retry = server.jdbi().withHandle(h -> h.createQuery(
+                "SELECT id FROM gantry.job WHERE name = 'test' AND attempt = 2").mapTo(UUID.class).one());
+
+        assertThat(acme.taskStatus(retry, finished.nodeIndex())).as("carried over").isEqualTo("success");
+        AgentClient.Claimed again = accepted(agent.claimed(agentId));
+        assertThat(again.jobId()).isEqualTo(retry);
+        assertThat(again.nodeIndex()).as("only the lost node runs again").isEqualTo(lost.nodeIndex());
+        assertThat(agent.claim(agentId, 8, 16384).status()).as("nothing else to run").isEqualTo(204);
+        assertThat(agent.complete(again, again.lease(), "success").status()).isEqualTo(200);
+        assertThat(acme.jobStatus(retry)).isEqualTo("success");
+
+        String retryJob = "/api/v2/project/gh/acme/app/job/" + acme.number(retry);
+        JsonNode details = admin.get(retryJob).json();
+        assertThat(details.get("parallel_runs").findValuesAsText("status")).containsExactly("success", "success");
+        assertThat(details.get("steps").get(0).get("actions").findValuesAsText("index"))
+                .as("the carried node's step").contains(String.valueOf(finished.nodeIndex()));
+        assertThat(admin.get(retryJob + "/output?node=" + finished.nodeIndex()).body()).isEqualTo("node zero\n");
+        String results = "/api/v2/project/gh/acme/app/" + acme.number(retry);
+        assertThat(admin.get(results + "/tests").json().get("items").findValuesAsText("name"))
+                .containsExactly("passes");
+        assertThat(admin.get(results + "/artifacts/" + finished.nodeIndex() + "/report.txt").body()).isEqualTo("ok");
+        AgentClient.Claimed deploy = agent.claimed(agentId);
+        assertThat(agent.get(deploy.path() + "/workspace", deploy.lease()).json().get("layers")
+                .findValuesAsText("id")).as("the carried node's layer").containsExactly(layer);
+
+        assertThat(charges()).as("each node that ran, once; the carried one not again")
+                .extracting(Row::jobId, Row::node).containsExactlyInAnyOrder(
+                        tuple(job, 0), tuple(job, 1), tuple(retry, lost.nodeIndex()));
+        String today = LocalDate.now(ZoneOffset.UTC).toString();
+        ApiClient.Answer backfill = admin.post("/api/v2/admin/usage/backfill", "{\"from\": \"" + today
+                + "\", \"to\": \"" + today + "\"}");
+        assertThat(backfill.json().path("charged").asInt()).as(backfill.body()).isZero();
+    }
+
+    /** Runs the task to success with a step, output, a test, an artifact and a workspace layer; returns the layer. */
+    private static String runToSuccess(AgentClient.Claimed task) {
+        agent.step(task, task.lease(), 0, "{\"name\": \"make\", \"status\": \"running\", \"output_offset\": 0}");
+        agent.output(task, task.lease(), 0, "node zero\n");
+        agent.json("POST", task.path() + "/tests", """
+                {"tests": [{"classname": "a.B", "name": "passes", "file": null, "result": "success",
+                            "run_time": 0.5, "message": null}]}""", task.lease());
+        agent.bytes("PUT", task.path() + "/artifacts/report.txt", "ok".getBytes(), task.lease());
+        String layer = agent.bytes("PUT", task.path() + "/workspace", "layer".getBytes(), task.lease()).text("id");
+        assertThat(agent.complete(task, task.lease(), "success", """
+                "steps": [{"index": 0, "name": "make", "status": "success", "exit_code": 0,
+                           "output_offset": 0}]""").status()).isEqualTo(200);
+        return layer;
     }
 
     @Test

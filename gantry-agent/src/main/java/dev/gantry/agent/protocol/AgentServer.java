@@ -14,8 +14,11 @@ import java.util.Optional;
  */
 public interface AgentServer {
 
-    /** {@code POST /register}: a new agent id for each call. */
-    Registration register(AgentInfo agent) throws InterruptedException;
+    /**
+     * {@code POST /register}: a new agent id for each {@code key}; sent again with the same key (its answer was lost),
+     * the same agent, with a new credential.
+     */
+    Registration register(AgentInfo agent, String key) throws InterruptedException;
 
     /**
      * {@code POST /agents/{id}/claim}: long-polls for a task that fits the free resources; empty after the server's

@@ -83,10 +83,10 @@ public final class HttpAgentServer implements AgentServer {
     }
 
     @Override
-    public Registration register(AgentInfo agent) throws InterruptedException {
+    public Registration register(AgentInfo agent, String key) throws InterruptedException {
         JsonNode r = expectJson(calls.send("register", null, post("/register", json(Map.of("name", agent.name(),
                 "cpu", agent.cpu(), "memory_mb", agent.memoryMb(), "disk_gb", agent.diskGb(), "pool", agent.pool(),
-                "version", agent.version()))).build(), null), 201, 200);
+                "version", agent.version()))).header("Idempotency-Key", key).build(), null), 201, 200);
         Registration registration = new Registration(r.path("id").asText(),
                 Duration.ofMillis(r.path("heartbeat_interval_ms").asLong(2000)),
                 Duration.ofMillis(r.path("lease_timeout_ms").asLong(30000)),

@@ -37,7 +37,7 @@ final class TaskHarness implements AutoCloseable {
         api = new FakeAgentApi();
         server = new HttpAgentServer(api.url(), api.token,
                 new RetryPolicy(Duration.ofMillis(20), Duration.ofMillis(200), Duration.ofSeconds(5)));
-        registration = server.register(new AgentInfo("test", 4, 8192, 40, "default", "0.1.0"));
+        registration = server.register(new AgentInfo("test", 4, 8192, 40, "default", "0.1.0"), "test");
         settings = new TaskSettings(workDir, api.url().toString(), executor, Duration.ofSeconds(1),
                 TaskSettings.DEFAULT_FLUSH_INTERVAL, hostEnvironment, CompletionSpool.DEFAULT_WINDOW);
         spool = new CompletionSpool(workDir, settings.resultWindow());

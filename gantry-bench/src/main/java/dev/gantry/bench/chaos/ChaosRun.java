@@ -162,46 +162,56 @@ final class ChaosRun {
         }
         problems.forEach(p -> log("check: %s", p));
         Trace.Counts ran = trace.counts();
-        long ranTwice = ran.taskRanTwice();
-        long unrecorded = 0;
-        for (Trace.Twice twice : ran.ranTwice()) {
-            if (killedBeforeRecording(twice, watch, faults)) {
-                unrecorded++;
-            } else {
-                ranTwice++;
-            }
-        }
+        long unrecordedJobs = killedBeforeRecording(ran.ranTwice(), watch, faults);
+        long unrecordedNodes = killedBeforeRecording(ran.nodesRerun(), watch, faults);
+        long ranTwice = ran.taskRanTwice() + ran.ranTwice().size() - unrecordedJobs;
+        long nodesRerun = ran.nodesRerun().size() - unrecordedNodes;
+        long unrecorded = unrecordedJobs + unrecordedNodes;
         long stored = watch.count("SELECT count(*) FROM gantry.pipeline");
         long infraRetries = watch.count("SELECT count(*) FROM gantry.job WHERE attempt = 2");
+        DatabaseWatch.DoubleUsage usage = watch.doubleUsage();
         long probes = accepted.stream().filter(a -> a.shape() == Shape.PROBE).count();
-        log("trace: %d job nodes ended; %d jobs ran twice to completion (%d of them because their agent was killed "
-                + "before it kept the result), %d tasks ended twice in one attempt; %d jobs started a second attempt, "
-                + "%d nodes that had finished ran again in it", ran.nodesEnded(), ran.ranTwice().size(), unrecorded,
-                ran.taskRanTwice(), ran.jobsRestarted(), ran.nodesRerun());
+        log("trace: %d job nodes ended; %d jobs ran twice to completion and %d nodes of other jobs ran again in a "
+                + "retry (%d of these because their agent was killed before it kept the result), %d tasks ended twice "
+                + "in one attempt; %d jobs started a second attempt", ran.nodesEnded(), ran.ranTwice().size(),
+                ran.nodesRerun().size(), unrecorded, ran.taskRanTwice(), ran.jobsRestarted());
         log("database: %d pipelines stored for %d accepted; %d jobs retried after a lost agent; most dead tuples "
                 + "%d (%s); largest pg_wal %.1f MiB", stored, accepted.size(), infraRetries, watch.deadTuplesMax(),
                 watch.deadTuplesTable(), watch.walBytesMax() / 1048576.0);
+        log("usage ledger: %d task attempts charged twice, %d nodes charged in a retry that did not run them, %d "
+                + "ended tasks not charged", usage.chargedTwice(), usage.chargedNotRun(), usage.uncharged());
         return new ChaosResult(seed, plan.name(), accepted.size() - probes, probes,
                 outcomes[Outcome.EXPECTED.ordinal()] + outcomes[Outcome.UNEXPECTED.ordinal()],
                 outcomes[Outcome.LOST.ordinal()], outcomes[Outcome.NOT_FINAL.ordinal()], ranTwice, unrecorded,
-                ran.nodesRerun(),
+                nodesRerun,
                 Math.max(0, stored - accepted.size()), workload.unaccepted(), workload.retried(),
-                outcomes[Outcome.UNEXPECTED.ordinal()], infraRetries, faults, baseline, watch.deadTuplesMax(),
-                watch.deadTuplesTable(), watch.walBytesMax() / 1048576.0, startFailures,
+                outcomes[Outcome.UNEXPECTED.ordinal()], infraRetries, usage.total(), faults, baseline,
+                watch.deadTuplesMax(), watch.deadTuplesTable(), watch.walBytesMax() / 1048576.0, startFailures,
                 (System.nanoTime() - start) / 1_000_000_000);
     }
 
     /**
-     * Whether a job ran twice only because the agent of its first attempt was killed by the driver within
-     * {@link #RECORDING_WINDOW_MS} of the attempt's last step ending (before it, or after: the driver kills the agent
-     * first and its steps a moment later, so a step may end after its agent died), and the result never reached the
+     * How many of {@code twice} (jobs, or nodes of one) ran twice only because the agent of the first attempt (of
+     * that node) was killed by the driver within {@link #RECORDING_WINDOW_MS} of the attempt's last step ending
+     * (before it, or after: the driver kills the agent first and its steps a moment later, so a step may end after
+     * its agent died), and the result never reached the
      * server (the sweeper gave the task up and no outcome came after): the job's work was done, but nothing durable
      * said so before the agent died, so its retry is at-least-once doing its job. Any other second completion is a
      * fault.
      */
+    private long killedBeforeRecording(List<Trace.Twice> twice, DatabaseWatch watch, List<FaultDriver.Fault> faults)
+            throws SQLException {
+        long killed = 0;
+        for (Trace.Twice t : twice) {
+            killed += killedBeforeRecording(t, watch, faults) ? 1 : 0;
+        }
+        return killed;
+    }
+
     private boolean killedBeforeRecording(Trace.Twice twice, DatabaseWatch watch, List<FaultDriver.Fault> faults)
             throws SQLException {
-        List<DatabaseWatch.TaskState> first = watch.tasks(twice.pipeline(), twice.firstAttempt());
+        List<DatabaseWatch.TaskState> first = watch.tasks(twice.pipeline(), twice.firstAttempt()).stream()
+                .filter(t -> twice.node() == null || t.node() == twice.node()).toList();
         List<DatabaseWatch.TaskState> unheard = first.stream().filter(t -> t.givenUp() && t.superseded() == null
                 && t.status().equals("infrastructure_fail")).toList();
         boolean heard = first.stream().anyMatch(t -> t.superseded() != null);
@@ -212,8 +222,9 @@ final class ChaosRun {
                 .map(f -> f.atEpochMs() - twice.endedAtMillis()).min(Comparator.comparingLong(Math::abs))
                 .orElse(null);
         boolean inWindow = !heard && killedAfterMs != null && Math.abs(killedAfterMs) <= RECORDING_WINDOW_MS;
-        log("ran twice: job %s of pipeline %s; first attempt #%d on %s, its tasks %s; %s", twice.job(),
-                twice.pipeline(), twice.firstAttempt(), agent, first,
+        log("ran twice: job %s%s of pipeline %s; first attempt #%d on %s, its tasks %s; %s", twice.job(),
+                twice.node() == null ? "" : " node " + twice.node(), twice.pipeline(), twice.firstAttempt(), agent,
+                first,
                 killedAfterMs == null ? "that agent was never killed"
                         : "its agent was killed " + killedAfterMs + " ms after the attempt's last step ended");
         return inWindow;

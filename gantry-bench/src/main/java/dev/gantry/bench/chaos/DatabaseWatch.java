@@ -88,6 +88,39 @@ final class DatabaseWatch {
     }
 
     /**
+     * What the usage ledger (docs/usage.md) got wrong, each a count of task attempts: charged more than once, charged
+     * in a retry that carried the node over without running it, and ended after an agent had it (so the usage rule
+     * charges it) without a charge although its organization's charging was on.
+     */
+    record DoubleUsage(long chargedTwice, long chargedNotRun, long uncharged) {
+        long total() {
+            return chargedTwice + chargedNotRun + uncharged;
+        }
+    }
+
+    DoubleUsage doubleUsage() throws SQLException {
+        return new DoubleUsage(count("""
+                SELECT count(*) FROM (SELECT 1 FROM gantry.usage_charge GROUP BY job_id, node_index
+                                      HAVING count(*) > 1) twice
+                """), count("""
+                SELECT count(*) FROM gantry.usage_charge u
+                JOIN gantry.job_task t ON t.job_id = u.job_id AND t.node_index = u.node_index
+                WHERE t.carried_from IS NOT NULL
+                """), count("""
+                SELECT count(*) FROM gantry.job_task t
+                JOIN gantry.job j ON j.id = t.job_id
+                JOIN gantry.project p ON p.id = j.project_id
+                WHERE t.accepted_at IS NOT NULL AND t.started_at IS NOT NULL AND j.resource_class IS NOT NULL
+                  AND coalesce(t.given_up_at, t.stopped_at) IS NOT NULL
+                  AND t.status IN ('success', 'failed', 'canceled', 'infrastructure_fail')
+                  AND coalesce((SELECT charging FROM gantry.usage_organization o
+                                WHERE o.organization = p.organization), true)
+                  AND NOT EXISTS (SELECT 1 FROM gantry.usage_charge u
+                                  WHERE u.job_id = t.job_id AND u.node_index = t.node_index)
+                """));
+    }
+
+    /**
      * A task of a job: its node, status, whether the lease sweeper gave it up, the outcome an agent reported after
      * that (null if none came), and the agent it ran on.
      */

@@ -23,15 +23,20 @@ record Trace(Path file) {
      * @param nodesEnded    job nodes that ended at least once
      * @param ranTwice      jobs with two attempts that each ran to completion: the job's work was done twice
      * @param taskRanTwice  nodes that ended twice within one attempt: one task's work done twice
-     * @param nodesRerun    nodes that ended in two attempts (a node that had finished ran again because its job was
-     *                      retried, e.g. after a sibling node lost its agent)
+     * @param nodesRerun    nodes that ended in two attempts of a job that did not run to completion twice (a node
+     *                      that had finished ran again because its job was retried, e.g. after a sibling node lost
+     *                      its agent)
      * @param jobsRestarted jobs with more than one attempt started
      */
-    record Counts(long nodesEnded, List<Twice> ranTwice, long taskRanTwice, long nodesRerun, long jobsRestarted) {
+    record Counts(long nodesEnded, List<Twice> ranTwice, long taskRanTwice, List<Twice> nodesRerun,
+                  long jobsRestarted) {
     }
 
-    /** A job that ran to completion twice: its first completed attempt, and when that attempt's last node ended. */
-    record Twice(String pipeline, String job, long firstAttempt, long endedAtMillis) {
+    /**
+     * A job, or one node of it ({@code node} null: the whole job), that ran to completion twice: its first completed
+     * attempt, and when that attempt's last node (or that node) ended.
+     */
+    record Twice(String pipeline, String job, Integer node, long firstAttempt, long endedAtMillis) {
     }
 
     Counts counts() throws IOException {
@@ -41,6 +46,7 @@ record Trace(Path file) {
         Map<String, Set<Long>> startedAttempts = new HashMap<>();
         Map<String, Integer> endsByTask = new HashMap<>();
         Map<String, Set<Long>> attemptsByNode = new HashMap<>();
+        Map<String, Long> firstEndByNode = new HashMap<>(); // job, node and attempt → its end, epoch ms
         for (String line : Files.readAllLines(file)) {
             String[] parts = line.strip().split(" ");
             if (parts.length != 6) {
@@ -58,6 +64,7 @@ record Trace(Path file) {
                 lastEnd.merge(job + " " + attempt, Long.parseLong(parts[5]), Math::max);
                 endsByTask.merge(job + " " + node + " " + attempt, 1, Integer::sum);
                 attemptsByNode.computeIfAbsent(job + " " + node, n -> new HashSet<>()).add(attempt);
+                firstEndByNode.merge(job + " " + node + " " + attempt, Long.parseLong(parts[5]), Math::min);
             }
         }
         List<Twice> twice = new ArrayList<>();
@@ -67,12 +74,22 @@ record Trace(Path file) {
                     .sorted(Comparator.naturalOrder()).toList();
             if (completed.size() > 1) {
                 String[] parts = job.split(" ");
-                twice.add(new Twice(parts[0], parts[1], completed.getFirst(),
+                twice.add(new Twice(parts[0], parts[1], null, completed.getFirst(),
                         lastEnd.get(job + " " + completed.getFirst())));
             }
         });
+        Set<String> jobsTwice = new HashSet<>();
+        twice.forEach(t -> jobsTwice.add(t.pipeline() + " " + t.job()));
+        List<Twice> reruns = new ArrayList<>();
+        attemptsByNode.forEach((node, attempts) -> {
+            String[] parts = node.split(" ");
+            if (attempts.size() > 1 && !jobsTwice.contains(parts[0] + " " + parts[1])) {
+                long first = attempts.stream().min(Comparator.naturalOrder()).orElseThrow();
+                reruns.add(new Twice(parts[0], parts[1], Integer.parseInt(parts[2]), first,
+                        firstEndByNode.get(node + " " + first)));
+            }
+        });
         return new Counts(attemptsByNode.size(), twice, endsByTask.values().stream().filter(n -> n > 1).count(),
-                attemptsByNode.values().stream().filter(a -> a.size() > 1).count(),
-                startedAttempts.values().stream().filter(a -> a.size() > 1).count());
+                reruns, startedAttempts.values().stream().filter(a -> a.size() > 1).count());
     }
 }

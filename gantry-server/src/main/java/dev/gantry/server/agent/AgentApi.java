@@ -41,10 +41,11 @@ public final class AgentApi implements AutoCloseable {
      * @param blobs   where caches, workspace layers and artifacts go
      * @param output  where the nodes' output goes
      * @param usage   the ledger every task's end is charged to, in the transaction that ends it
+     * @param instance this server's instance id, as its lease sweeper marks its sweeps
      */
     public AgentApi(Jdbi jdbi, Queues queues, AgentSettings settings, TaskMatcher matcher, OpenClaims claiming,
                     BlobStore blobs, OutputStore output, AgentAuthentication authentication, Secrets secrets,
-                    RepositoryUrls repositoryUrls, UsageLedger usage, InstantSource clock) {
+                    RepositoryUrls repositoryUrls, UsageLedger usage, InstantSource clock, String instance) {
         this.authentication = authentication;
         Leases leases = new Leases(jdbi, wakeups, settings, clock, usage);
         this.agents = new AgentRoutes(new Claims(jdbi, settings, matcher, wakeups, claiming, secrets, repositoryUrls, clock), leases, output, settings,
@@ -52,7 +53,8 @@ public final class AgentApi implements AutoCloseable {
         this.reports = new TaskReportRoutes(jdbi, leases, blobs, clock);
         this.caches = new CacheRoutes(jdbi, leases, blobs, clock);
         this.workspaces = new WorkspaceRoutes(jdbi, leases, blobs, clock);
-        this.sweeper = new LeaseSweeper(jdbi, queues, output, clock, settings.leaseTimeout(), wakeups, usage);
+        this.sweeper = new LeaseSweeper(jdbi, queues, output, clock, settings.leaseTimeout(), wakeups, usage,
+                instance);
     }
 
     /** What the orchestrator calls after committing newly queued tasks, to wake waiting claims in this process. */

@@ -8,6 +8,7 @@ import dev.gantry.server.auth.TokenKind;
 import dev.gantry.server.http.ApiException;
 import dev.gantry.server.http.Json;
 import dev.gantry.server.http.JsonBody;
+import dev.gantry.server.pipeline.IdempotencyKey;
 import dev.gantry.server.run.TaskStatus;
 import dev.gantry.server.storage.OutputGapException;
 import dev.gantry.server.storage.OutputStore;
@@ -20,6 +21,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.time.InstantSource;
 import java.time.temporal.ChronoUnit;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -53,7 +55,10 @@ final class AgentRoutes {
         this.clock = clock;
     }
 
-    /** {@code POST /register}: 201 with the new agent's id and the timings it must keep. */
+    /**
+     * {@code POST /register}: 201 with the new agent's id, a credential and the timings it must keep; 200 with the
+     * agent an earlier registration with the same {@code Idempotency-Key} made, and a new credential for it.
+     */
     void register(Context ctx) {
         ObjectNode body = JsonBody.readObject(ctx);
         String name = AgentRequests.noNul("name", AgentRequests.string(body, "name"));
@@ -74,15 +79,18 @@ final class AgentRoutes {
                     + (registrar.pools().size() == 1 ? " " : "s ") + String.join(", ", registrar.pools())
                     + ", not " + pool);
         }
+        String key = IdempotencyKey.fromHeaders(Collections.list(ctx.req().getHeaders(IdempotencyKey.HEADER)))
+                .map(IdempotencyKey::value).orElse(null);
         ApiToken credential = ApiToken.generate(TokenKind.AGENT_KEY, RANDOM);
-        UUID id = claims.register(name, cpu, memoryMb, diskGb, pool, credential.hash(), registrar.tokenId());
+        Claims.Registered agent = claims.register(name, cpu, memoryMb, diskGb, pool, credential.hash(),
+                registrar.tokenId(), key);
         Map<String, Object> answer = new LinkedHashMap<>();
-        answer.put("id", id.toString());
+        answer.put("id", agent.id().toString());
         answer.put("credential", credential.value());
         answer.put("heartbeat_interval_ms", settings.heartbeatInterval().toMillis());
         answer.put("lease_timeout_ms", settings.leaseTimeout().toMillis());
         answer.put("poll_timeout_ms", settings.pollTimeout().toMillis());
-        Json.respond(ctx, 201, answer);
+        Json.respond(ctx, agent.repeated() ? 200 : 201, answer);
     }
 
     /** {@code POST /agents/{agent_id}/claim}: 200 with an assignment, or 204 after the poll timeout. */

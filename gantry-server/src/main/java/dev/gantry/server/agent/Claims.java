@@ -8,8 +8,10 @@ import dev.gantry.server.secret.Secrets;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
+import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
 import org.jdbi.v3.core.Handle;
@@ -53,19 +55,41 @@ final class Claims {
 
     /** A new agent's id. {@code diskGb} is null when the agent did not say. */
     UUID register(String name, int cpu, int memoryMb, Integer diskGb, String pool) {
-        return register(name, cpu, memoryMb, diskGb, pool, null, null);
+        return register(name, cpu, memoryMb, diskGb, pool, null, null, null).id();
+    }
+
+    /** A registered agent; {@code repeated} when an earlier registration with the same key had made it. */
+    record Registered(UUID id, boolean repeated) {
     }
 
     /**
-     * A new agent's id; {@code credential} (null: none) is the hash of the credential its calls will carry,
-     * {@code registrationToken} the organization's registration token it registered with (null: the server's).
+     * A new agent, or, for a {@code key} (null: none) an agent was registered with already, that agent with
+     * {@code credential} replacing its own: the same registration sent again after its answer was lost.
+     * {@code credential} (null: none) is the hash of the credential its calls will carry, {@code registrationToken}
+     * the organization's registration token it registered with (null: the server's).
+     *
+     * @throws ApiException 409 when {@code key} registered an agent of another name, pool or registration token
      */
-    UUID register(String name, int cpu, int memoryMb, Integer diskGb, String pool, TokenHash credential,
-                  UUID registrationToken) {
+    Registered register(String name, int cpu, int memoryMb, Integer diskGb, String pool, TokenHash credential,
+                        UUID registrationToken, String key) {
         UUID id = UUID.randomUUID();
-        jdbi.useExtension(AgentDao.class, agents -> agents.insert(id, name, cpu, memoryMb, diskGb, pool,
-                now().atOffset(ZoneOffset.UTC), credential == null ? null : credential.bytes(), registrationToken));
-        return id;
+        OffsetDateTime now = now().atOffset(ZoneOffset.UTC);
+        byte[] hash = credential == null ? null : credential.bytes();
+        return jdbi.inTransaction(h -> {
+            AgentDao agents = h.attach(AgentDao.class);
+            if (agents.insert(id, name, cpu, memoryMb, diskGb, pool, now, hash, registrationToken, key) == 1) {
+                return new Registered(id, false);
+            }
+            AgentDao.KeyedAgent first = agents.registeredWith(key).orElseThrow(() -> new IllegalStateException(
+                    "registration key " + key + " conflicted with no agent"));
+            if (!first.name().equals(name) || !first.pool().equals(pool)
+                    || !Objects.equals(first.registrationTokenId(), registrationToken)) {
+                throw ApiException.conflict("this Idempotency-Key registered agent " + first.name() + " of pool "
+                        + first.pool() + " (or with another registration token); send a new key for another agent");
+            }
+            agents.replaceCredential(first.id(), hash, now);
+            return new Registered(first.id(), true);
+        });
     }
 
     /**

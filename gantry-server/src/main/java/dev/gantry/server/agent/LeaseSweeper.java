@@ -28,10 +28,13 @@ import org.slf4j.LoggerFactory;
  * ({@link UsageLedger#charge}), and if that was the job's last task the job settles and the workflow's advance is requested ({@link JobSettlement}). The orchestrator retries the job.
  *
  * <p>Several server processes may sweep the same database: the compare-and-set lets one of them give up each task.
- * {@link #start()} once, {@link #close()} once. A sweep that fails (the database is away) is logged, and the next one
- * that gets through renews every running lease for two lease timeouts instead of giving any up: agents could not renew theirs either, so
- * an outage of the database is never taken for lost agents. An agent late with its result after all can still
- * complete (see {@link Leases#complete}).
+ * Each sweep that reaches the database marks this server's row of {@code gantry.lease_sweep}. {@link #start()} once,
+ * {@link #close()} once. A sweep that fails (the database is away) is logged, and the next one that gets through
+ * renews every running lease for two lease timeouts instead of giving any up, as the first sweep after a start does,
+ * unless another server swept within {@link #ALIVE_WITHIN}: agents could not renew their leases while no server could
+ * reach the database, so neither a restart nor an outage of the database is taken for lost agents; beside a server
+ * that kept sweeping they could, and a renewal would only delay finding the agents that really died. An agent late
+ * with its result after all can still complete (see {@link Leases#complete}).
  */
 final class LeaseSweeper implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(LeaseSweeper.class);
@@ -40,6 +43,11 @@ final class LeaseSweeper implements AutoCloseable {
     static final Duration EVERY = Duration.ofSeconds(1);
     /** The most tasks one sweep gives up; the next sweep takes the rest. */
     static final int BATCH = 100;
+    /**
+     * How recent another server's sweep must be for this server to count it as running: three sweeps' time. A live
+     * server late by more than that only brings back the renewal, which is the safe side.
+     */
+    static final Duration ALIVE_WITHIN = EVERY.multipliedBy(3);
 
     private final Jdbi jdbi;
     private final Queues queues;
@@ -51,11 +59,17 @@ final class LeaseSweeper implements AutoCloseable {
     private final Duration leaseTimeout;
     private final TaskWakeups wakeups;
     private final UsageLedger usage;
-    /** Set at the start and after a failed sweep: the next sweep renews every running lease instead. */
+    private final String server;
+    /**
+     * Set at the start and after a failed sweep: the next sweep renews every running lease instead, unless another
+     * server swept meanwhile.
+     */
     private volatile boolean renewFirst;
 
+    /** @param server this server's instance id, its row in {@code gantry.lease_sweep} */
     LeaseSweeper(Jdbi jdbi, Queues queues, OutputStore output, InstantSource clock, Duration leaseTimeout,
-                 TaskWakeups wakeups, UsageLedger usage) {
+                 TaskWakeups wakeups, UsageLedger usage, String server) {
+        this.server = server;
         this.wakeups = wakeups;
         this.usage = usage;
         this.jdbi = jdbi;
@@ -66,9 +80,10 @@ final class LeaseSweeper implements AutoCloseable {
     }
 
     /**
-     * Starts sweeping. The first sweep gives every running task a full lease from now before it looks for expired
-     * ones: while no server ran, no agent could renew, and a restart must not turn its own downtime into lost agents
-     * (and retries that overlap jobs still running). An agent that really is gone is found one lease later.
+     * Starts sweeping. Unless another server is sweeping, the first sweep gives every running task a fresh lease
+     * before it looks for expired ones: while no server ran, no agent could renew, and a restart must not turn its own
+     * downtime into lost agents (and retries that overlap jobs still running). An agent that really is gone is found
+     * two leases later.
      */
     void start() {
         renewFirst = true;
@@ -92,17 +107,27 @@ final class LeaseSweeper implements AutoCloseable {
     /** One sweep; returns how many tasks it gave up. */
     int sweep() {
         Instant now = clock.instant().truncatedTo(ChronoUnit.MICROS);
+        boolean othersSweeping = jdbi.inTransaction(h -> {
+            SweepDao sweeps = h.attach(SweepDao.class);
+            sweeps.mark(server);
+            return sweeps.othersSweptWithin(server, ALIVE_WITHIN.toMillis() / 1000.0);
+        });
         if (renewFirst) {
-            // Two leases: every agent comes back at once, backing off, and its heartbeats queue behind the others'.
-            Duration grace = leaseTimeout.multipliedBy(2);
-            int renewed = jdbi.withExtension(TaskDao.class, tasks -> tasks.renewAllRunning(
-                    now.plus(grace).atOffset(ZoneOffset.UTC)));
             renewFirst = false;
-            if (renewed > 0) {
-                LOG.warn("Gave the {} running tasks a fresh lease of {} ms: no agent could renew one while this "
-                        + "server was down or could not reach the database", renewed, grace.toMillis());
+            if (!othersSweeping) {
+                // Two leases: every agent comes back at once, backing off, and its heartbeats queue behind the others'.
+                Duration grace = leaseTimeout.multipliedBy(2);
+                int renewed = jdbi.withExtension(TaskDao.class, tasks -> tasks.renewAllRunning(
+                        now.plus(grace).atOffset(ZoneOffset.UTC)));
+                if (renewed > 0) {
+                    LOG.warn("Gave the {} running tasks a fresh lease of {} ms: no agent could renew one while no "
+                            + "server swept (this one was down or could not reach the database, and no other swept)",
+                            renewed, grace.toMillis());
+                }
+                return 0;
             }
-            return 0;
+            LOG.info("Another server swept agent leases within the last {} ms: running tasks keep their leases, "
+                    + "their agents could renew them there", ALIVE_WITHIN.toMillis());
         }
         List<TaskDao.Expired> expired = jdbi.withExtension(TaskDao.class, tasks -> tasks.expired(
                 now.atOffset(ZoneOffset.UTC), BATCH));

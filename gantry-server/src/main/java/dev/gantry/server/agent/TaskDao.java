@@ -156,10 +156,11 @@ interface TaskDao {
     List<UUID> retries(UUID jobId);
 
     /**
-     * The statuses of the job's tasks, locked: a claim skips locked tasks, and one that started a task before is
-     * waited for, so what this answers stays true until the transaction ends.
+     * The statuses of the job's tasks to run (not those a retry carried over, which ran in an earlier attempt),
+     * locked: a claim skips locked tasks, and one that started a task before is waited for, so what this answers
+     * stays true until the transaction ends.
      */
-    @SqlQuery("SELECT status FROM gantry.job_task WHERE job_id = :jobId FOR UPDATE")
+    @SqlQuery("SELECT status FROM gantry.job_task WHERE job_id = :jobId AND carried_from IS NULL FOR UPDATE")
     List<String> lockTasks(UUID jobId);
 
     /** Removes a retry that never started, with its tasks (the caller holds them locked); 1 when it was removed. */

@@ -40,11 +40,16 @@ interface WorkspaceDao {
     @SqlQuery("SELECT copied_from FROM gantry.job WHERE id = :jobId")
     Optional<UUID> copiedFrom(UUID jobId);
 
-    /** The layers the jobs persisted, oldest first; {@code jobIds} must not be empty. */
+    /**
+     * The layers the jobs persisted, oldest first, with those of the nodes a retry carried over from the attempt that
+     * ran them ({@code gantry.result_nodes}); {@code jobIds} must not be empty.
+     */
     @SqlQuery("""
             SELECT id, workflow_id, size, created_at, expired_at
             FROM gantry.workspace_layer
-            WHERE job_id IN (<jobIds>)
+            WHERE (job_id, node_index) IN (SELECT r.job_id, r.node_index
+                                           FROM unnest(ARRAY[<jobIds>]::uuid[]) AS j(id),
+                                                gantry.result_nodes(j.id) AS r)
             ORDER BY created_at, id
             """)
     List<Layer> layersOf(@BindList("jobIds") List<UUID> jobIds);

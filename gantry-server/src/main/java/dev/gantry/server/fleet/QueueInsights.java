@@ -56,8 +56,9 @@ public final class QueueInsights {
                            extract(epoch FROM coalesce(t.started_at, :now) - t.queued_at) * 1000 AS wait_ms
                     FROM gantry.job_task t
                     JOIN gantry.job j ON j.id = t.job_id
-                    WHERE t.started_at > :dayAgo
-                       OR (t.status = 'queued' AND j.status IN ('queued', 'running') AND NOT j.cancel_requested)
+                    WHERE (t.started_at > :dayAgo
+                           OR (t.status = 'queued' AND j.status IN ('queued', 'running') AND NOT j.cancel_requested))
+                      AND t.carried_from IS NULL -- a retry's carried node waited once, in the attempt that ran it
                 )
                 SELECT w.resource_class, s.span AS window, count(*) AS jobs,
                        percentile_disc(0.5) WITHIN GROUP (ORDER BY w.wait_ms)::bigint AS p50_ms,

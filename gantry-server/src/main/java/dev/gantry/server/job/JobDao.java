@@ -37,7 +37,7 @@ interface JobDao {
     @SqlQuery("""
             SELECT step_index, node_index, name, status, exit_code, started_at, stopped_at
             FROM gantry.job_step
-            WHERE job_id = :jobId
+            WHERE (job_id, node_index) IN (SELECT * FROM gantry.result_nodes(:jobId))
             ORDER BY step_index, node_index
             """)
     List<Job.StepRun> steps(UUID jobId);

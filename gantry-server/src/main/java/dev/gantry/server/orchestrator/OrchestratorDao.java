@@ -71,6 +71,24 @@ interface OrchestratorDao {
             """)
     int queueTasks(UUID jobId, OffsetDateTime now);
 
+    /**
+     * The tasks of {@code retryId}, a retry of {@code lostId}: a queued one for each node that did not succeed, and
+     * for each node that did, one that is already {@code success}, carried from the attempt that ran it (its times
+     * and agent, and {@code carried_from} naming the job whose results it shows). A node that finished is never run,
+     * nor charged, twice.
+     */
+    @SqlUpdate("""
+            INSERT INTO gantry.job_task (job_id, node_index, status, agent_id, queued_at, started_at, stopped_at,
+                                         carried_from)
+            SELECT :retryId, node_index, CASE WHEN ran THEN 'success' ELSE 'queued' END,
+                   CASE WHEN ran THEN agent_id END, CASE WHEN ran THEN queued_at ELSE :now END,
+                   CASE WHEN ran THEN started_at END, CASE WHEN ran THEN stopped_at END,
+                   CASE WHEN ran THEN coalesce(carried_from, job_id) END
+            FROM gantry.job_task, LATERAL (SELECT status = 'success' AS ran) r
+            WHERE job_id = :lostId
+            """)
+    int queueRetryTasks(UUID retryId, UUID lostId, OffsetDateTime now);
+
     /** Takes the project's next job number. */
     @SqlQuery("""
             UPDATE gantry.project SET last_job_number = last_job_number + 1 WHERE id = :projectId

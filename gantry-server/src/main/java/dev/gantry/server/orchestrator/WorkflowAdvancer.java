@@ -17,8 +17,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The orchestrator's worker: takes {@link Orchestration#ADVANCE_QUEUE} messages and, for each, applies
  * {@link Advance#decide} to the workflow under its row lock in one transaction: unblocks jobs (queuing one task per
- * parallel node), retries lost jobs as new jobs, and settles the workflow's status. After the commit it tells the
- * agents' claim loop that tasks are waiting. A crash before the commit leaves the message to be delivered again.
+ * parallel node), retries lost jobs as new jobs that run only the nodes that did not succeed (the others are carried
+ * over, see {@link OrchestratorDao#queueRetryTasks}), and settles the workflow's status. After the commit it tells
+ * the agents' claim loop that tasks are waiting. A crash before the commit leaves the message to be delivered again.
  */
 public final class WorkflowAdvancer implements Worker.Handler {
     private static final Logger LOG = LoggerFactory.getLogger(WorkflowAdvancer.class);
@@ -87,9 +88,10 @@ public final class WorkflowAdvancer implements Worker.Handler {
             UUID retry = UUID.randomUUID();
             dao.copyJob(retry, lost.id(), workflowId, dao.claimJobNumber(workflow.projectId()), 2,
                     JobStatus.QUEUED.word(), false, now);
-            dao.queueTasks(retry, now);
+            dao.queueRetryTasks(retry, lost.id(), now);
             queued = true;
-            LOG.info("Job {} of workflow {} lost its agent; retrying it as job {}", lost.name(), workflowId, retry);
+            LOG.info("Job {} of workflow {} lost its agent; retrying its nodes that did not succeed as job {}",
+                    lost.name(), workflowId, retry);
         }
         if (decision.status() != workflow.status()) {
             dao.setStatus(workflowId, decision.status().word(), decision.status().terminal(), now);

@@ -7,16 +7,17 @@ import java.util.regex.Pattern;
 
 /**
  * A client's {@code Idempotency-Key}: repeating a trigger with the same key for the same project returns the pipeline
- * the first one made instead of making another, so a client may retry a trigger whose answer it never got.
+ * the first one made instead of making another, so a client may retry a trigger whose answer it never got (and an
+ * agent's registration likewise returns the agent the first one made).
  *
  * @param value 1-255 printable ASCII characters
  */
-record IdempotencyKey(String value) {
-    static final String HEADER = "Idempotency-Key";
+public record IdempotencyKey(String value) {
+    public static final String HEADER = "Idempotency-Key";
 
     private static final Pattern VALUE = Pattern.compile("[\\x20-\\x7E]{1,255}");
 
-    IdempotencyKey {
+    public IdempotencyKey {
         if (value == null || !VALUE.matcher(value).matches()) {
             throw new IllegalArgumentException(HEADER + " must be 1-255 printable ASCII characters");
         }
@@ -29,7 +30,7 @@ record IdempotencyKey(String value) {
      *
      * @throws ApiException 400 naming the header for more than one line, or a value that breaks the rule
      */
-    static Optional<IdempotencyKey> fromHeaders(List<String> lines) {
+    public static Optional<IdempotencyKey> fromHeaders(List<String> lines) {
         if (lines.size() > 1) {
             throw ApiException.invalid(HEADER, "send one " + HEADER + " header, not " + lines.size() + "; a request "
                     + "has at most one key");

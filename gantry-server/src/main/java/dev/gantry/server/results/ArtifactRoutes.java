@@ -84,12 +84,14 @@ final class ArtifactRoutes {
     void send(Context ctx, UUID jobId, String nodeText, String pathText) throws IOException {
         BlobName path = BlobName.parse(pathText).orElseThrow(() -> ApiException.invalid("path",
                 "an artifact path is " + BlobName.RULE + ", got " + ApiException.quote(pathText)));
-        if (!nodeText.matches("\\d{1,9}") || jdbi.withExtension(JobResultsDao.class,
-                dao -> dao.artifactExists(jobId, Integer.parseInt(nodeText), path.toString())).isEmpty()) {
+        Optional<UUID> owner = nodeText.matches("\\d{1,9}") ? jdbi.withExtension(JobResultsDao.class,
+                dao -> dao.artifactOwner(jobId, Integer.parseInt(nodeText), path.toString())) : Optional.empty();
+        if (owner.isEmpty()) {
             throw ApiException.notFound("no artifact " + ApiException.quote(pathText) + " on node "
                     + ApiException.quote(nodeText));
         }
-        BlobName name = BlobLayout.artifact(jobId, Integer.parseInt(nodeText), path);
+        // Under the job that ran the node: a retry's carried node shows the artifacts of the attempt that ran it.
+        BlobName name = BlobLayout.artifact(owner.get(), Integer.parseInt(nodeText), path);
         Optional<URI> direct = blobs.directDownload(name, contentType(path.fileName()), attachment(path.fileName()));
         if (direct.isPresent()) {
             // From the bucket's origin, not the server's: what the file could do there touches no Gantry credential.

@@ -6,7 +6,10 @@ import java.util.UUID;
 import org.jdbi.v3.sqlobject.config.RegisterConstructorMapper;
 import org.jdbi.v3.sqlobject.statement.SqlQuery;
 
-/** The reads behind the job result endpoints. */
+/**
+ * The reads behind the job result endpoints. A job's results are those of {@code gantry.result_nodes}: its own
+ * nodes', and for a node its retry carried over, those of the attempt that ran it.
+ */
 @RegisterConstructorMapper(JobResultsDao.Job.class)
 @RegisterConstructorMapper(JobResultsDao.Artifact.class)
 @RegisterConstructorMapper(JobResultsDao.TestCase.class)
@@ -43,20 +46,30 @@ interface JobResultsDao {
     @SqlQuery("""
             SELECT node_index, path
             FROM gantry.artifact
-            WHERE job_id = :jobId AND (node_index, path COLLATE "C") > (:node, :path COLLATE "C")
+            WHERE (job_id, node_index) IN (SELECT * FROM gantry.result_nodes(:jobId))
+              AND (node_index, path COLLATE "C") > (:node, :path COLLATE "C")
             ORDER BY node_index, path COLLATE "C"
             LIMIT :limit
             """)
     List<Artifact> artifacts(UUID jobId, int node, String path, int limit);
 
-    @SqlQuery("SELECT 1 FROM gantry.artifact WHERE job_id = :jobId AND node_index = :nodeIndex AND path = :path")
-    Optional<Integer> artifactExists(UUID jobId, int nodeIndex, String path);
+    /** The job whose artifact {@code path} of node {@code nodeIndex} the job shows: itself, or the one that ran it. */
+    @SqlQuery("""
+            SELECT job_id FROM gantry.artifact
+            WHERE (job_id, node_index) IN (SELECT * FROM gantry.result_nodes(:jobId))
+              AND node_index = :nodeIndex AND path = :path
+            """)
+    Optional<UUID> artifactOwner(UUID jobId, int nodeIndex, String path);
+
+    /** The job whose output node {@code nodeIndex} of the job shows: itself, or the one that ran the node. */
+    @SqlQuery("SELECT job_id FROM gantry.result_nodes(:jobId) WHERE node_index = :nodeIndex")
+    Optional<UUID> outputOwner(UUID jobId, int nodeIndex);
 
     /** A page of the job's test results after ({@code node}, {@code seq}), in node then report order. */
     @SqlQuery("""
             SELECT node_index, seq, classname, name, file, result, run_time, message
             FROM gantry.test_case
-            WHERE job_id = :jobId AND (node_index, seq) > (:node, :seq)
+            WHERE (job_id, node_index) IN (SELECT * FROM gantry.result_nodes(:jobId)) AND (node_index, seq) > (:node, :seq)
             ORDER BY node_index, seq
             LIMIT :limit
             """)
@@ -70,7 +83,7 @@ interface JobResultsDao {
                    count(*) FILTER (WHERE strpos(lower(classname || '.' || name || ' ' || coalesce(file, '')),
                                                  lower(:filter)) > 0) AS matching
             FROM gantry.test_case
-            WHERE job_id = :jobId
+            WHERE (job_id, node_index) IN (SELECT * FROM gantry.result_nodes(:jobId))
             """)
     JobResults.TestCounts testCounts(UUID jobId, String filter);
 
@@ -82,7 +95,7 @@ interface JobResultsDao {
     @SqlQuery("""
             SELECT node_index, classname, name, file, result, run_time, message
             FROM gantry.test_case
-            WHERE job_id = :jobId
+            WHERE (job_id, node_index) IN (SELECT * FROM gantry.result_nodes(:jobId))
               AND strpos(lower(classname || '.' || name || ' ' || coalesce(file, '')), lower(:filter)) > 0
             ORDER BY result IN ('failure', 'error') DESC, node_index, seq
             LIMIT :limit OFFSET :offset
@@ -93,12 +106,15 @@ interface JobResultsDao {
     @SqlQuery("""
             SELECT node_index, path, size
             FROM gantry.artifact
-            WHERE job_id = :jobId
+            WHERE (job_id, node_index) IN (SELECT * FROM gantry.result_nodes(:jobId))
             ORDER BY node_index, path COLLATE "C"
             LIMIT :limit
             """)
     List<JobResults.Artifact> artifactsWithSizes(UUID jobId, int limit);
 
-    @SqlQuery("SELECT count(*) FROM gantry.artifact WHERE job_id = :jobId")
+    @SqlQuery("""
+            SELECT count(*) FROM gantry.artifact
+            WHERE (job_id, node_index) IN (SELECT * FROM gantry.result_nodes(:jobId))
+            """)
     long artifactCount(UUID jobId);
 }

@@ -36,7 +36,7 @@ public enum TaskStatus implements Worded {
 
     /**
      * The status of a job whose tasks have all ended: a lost agent outranks a user failure (the retry reruns every
-     * node), a failure outranks a cancel, and success needs every node to succeed.
+     * node that did not succeed, the failed one too), a failure outranks a cancel, and success needs every node to succeed.
      *
      * @throws IllegalArgumentException if a task has not ended, or there are none
      */

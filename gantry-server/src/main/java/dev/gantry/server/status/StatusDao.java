@@ -96,8 +96,9 @@ interface StatusDao {
                 JOIN gantry.job j ON j.id = t.job_id
                 LEFT JOIN pools p ON p.type IS NOT DISTINCT FROM j.executor->>'type'
                                  AND p.image IS NOT DISTINCT FROM j.executor->>'image'
-                WHERE t.started_at > :longest
-                   OR (t.status = 'queued' AND j.status IN ('queued', 'running') AND NOT j.cancel_requested)
+                WHERE (t.started_at > :longest
+                       OR (t.status = 'queued' AND j.status IN ('queued', 'running') AND NOT j.cancel_requested))
+                  AND t.carried_from IS NULL -- a retry's carried node waited once, in the attempt that ran it
             )
             SELECT wt.resource_class, wt.pool, w.name AS window, count(*) AS tasks,
                    count(*) FILTER (WHERE wt.waiting) AS waiting,

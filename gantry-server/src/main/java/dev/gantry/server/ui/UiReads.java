@@ -204,7 +204,8 @@ public final class UiReads {
     List<StepOffset> stepOffsets(UUID jobId) {
         return jdbi.withHandle(h -> h.createQuery("""
                         SELECT node_index, step_index, output_offset FROM gantry.job_step
-                        WHERE job_id = :id ORDER BY node_index, step_index
+                        WHERE (job_id, node_index) IN (SELECT * FROM gantry.result_nodes(:id))
+                        ORDER BY node_index, step_index
                         """)
                 .bind("id", jobId)
                 .map((rs, c) -> new StepOffset(rs.getInt(1), rs.getInt(2), rs.getLong(3)))

@@ -42,7 +42,8 @@ public final class AgentCalls {
                 new RepositoryUrls(box), clock);
         this.leases = new Leases(jdbi, wakeups, settings, clock, usage);
         this.reports = new TaskReportRoutes(jdbi, leases, null, clock);
-        this.sweeper = new LeaseSweeper(jdbi, queues, output, clock, settings.leaseTimeout(), wakeups, usage);
+        this.sweeper = new LeaseSweeper(jdbi, queues, output, clock, settings.leaseTimeout(), wakeups, usage,
+                "dst");
     }
 
     /** {@code POST /register}. */

@@ -78,6 +78,7 @@ final class Invariants {
             Invariants::jobNumbersUnique,
             Invariants::settledOnce,
             Invariants::tasksQueuedOnce,
+            Invariants::finishedNodesRunOnce,
             Invariants::chargedOnce);
     /** The prices the rig's ledger charges at: the default fleet's. */
     static final ResourceClasses CLASSES = ResourceClasses.defaults();
@@ -244,6 +245,28 @@ final class Invariants {
             if (before != null && !before.equals(j.stoppedAt()) && !lateResult) {
                 return "job #" + j.number() + " " + j.name() + " stopped at " + before + " and again at "
                         + j.stoppedAt();
+            }
+        }
+        return null;
+    }
+
+    /**
+     * A retry runs only the nodes its lost attempt did not finish with success: each one that did is in the retry
+     * already {@code success}, carried from that attempt, never queued or run again.
+     */
+    private static String finishedNodesRunOnce(World now, Invariants seen) {
+        for (World.Job retry : now.jobs()) {
+            World.Job lost = retry.attempt() != 2 ? null : now.jobs().stream()
+                    .filter(j -> j.workflowId().equals(retry.workflowId()) && j.name().equals(retry.name())
+                            && j.attempt() == 1).findFirst().orElse(null);
+            for (int node = 0; lost != null && node < retry.parallelism(); node++) {
+                World.Task ran = now.task(lost.id(), node);
+                World.Task again = now.task(retry.id(), node);
+                if (ran != null && again != null && ran.status().equals("success")
+                        && !(again.status().equals("success") && lost.id().equals(again.carriedFrom()))) {
+                    return "job #" + retry.number() + " " + retry.name() + " node " + node + " is " + again.status()
+                            + " in the retry, although it had succeeded in job #" + lost.number();
+                }
             }
         }
         return null;

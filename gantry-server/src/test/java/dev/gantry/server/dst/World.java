@@ -25,7 +25,9 @@ record World(List<Pipeline> pipelines, List<Workflow> workflows, List<Job> jobs,
                Instant stoppedAt, int parallelism, boolean wasQueued) {
     }
 
-    record Task(UUID jobId, long jobNumber, int node, String status, UUID lease, Instant leaseUntil) {
+    /** @param carriedFrom the lost attempt a retry carried this finished node over from (null: it runs here) */
+    record Task(UUID jobId, long jobNumber, int node, String status, UUID lease, Instant leaseUntil,
+                UUID carriedFrom) {
     }
 
     /** A task's record as the usage rule reads it, and its row in the ledger (null: not charged). */
@@ -65,7 +67,8 @@ record World(List<Pipeline> pipelines, List<Workflow> workflows, List<Job> jobs,
                    queued_at IS NOT NULL, NULL, NULL, type
             FROM gantry.job WHERE project_id = :p
             UNION ALL
-            SELECT 3, t.job_id, NULL, j.number, NULL, t.status, t.lease_until, t.node_index, NULL, NULL, NULL, t.lease,
+            SELECT 3, t.job_id, t.carried_from, j.number, NULL, t.status, t.lease_until, t.node_index, NULL, NULL, NULL,
+                   t.lease,
                    NULL, NULL
             FROM gantry.job_task t JOIN gantry.job j ON j.id = t.job_id WHERE j.project_id = :p
             UNION ALL
@@ -98,7 +101,8 @@ record World(List<Pipeline> pipelines, List<Workflow> workflows, List<Job> jobs,
                                 instant(rs.getObject("ts1", OffsetDateTime.class)), rs.getInt("i2"),
                                 rs.getBoolean("f")));
                         case 3 -> tasks.add(new Task(a, rs.getLong("n"), rs.getInt("i1"), rs.getString("t2"),
-                                rs.getObject("c", UUID.class), instant(rs.getObject("ts1", OffsetDateTime.class))));
+                                rs.getObject("c", UUID.class), instant(rs.getObject("ts1", OffsetDateTime.class)),
+                                rs.getObject("b", UUID.class)));
                         default -> queue[0] = new Queue(rs.getInt("i1"), rs.getInt("i2"), rs.getInt("i3"),
                                 rs.getInt("n"), instant(rs.getObject("ts1", OffsetDateTime.class)));
                     }
@@ -132,12 +136,13 @@ record World(List<Pipeline> pipelines, List<Workflow> workflows, List<Job> jobs,
     /** One task as it is now, or null. */
     static Task task(Jdbi jdbi, UUID jobId, int node) {
         return jdbi.withHandle(h -> h.createQuery("""
-                SELECT t.job_id, j.number, t.node_index, t.status, t.lease, t.lease_until
+                SELECT t.job_id, j.number, t.node_index, t.status, t.lease, t.lease_until, t.carried_from
                 FROM gantry.job_task t JOIN gantry.job j ON j.id = t.job_id
                 WHERE t.job_id = :jobId AND t.node_index = :node """).bind("jobId", jobId).bind("node", node)
                 .map((rs, ctx) -> new Task(rs.getObject(1, UUID.class), rs.getLong(2), rs.getInt(3),
                         rs.getString(4), rs.getObject(5, UUID.class),
-                                instant(rs.getObject(6, OffsetDateTime.class)))).findOne().orElse(null));
+                                instant(rs.getObject(6, OffsetDateTime.class)), rs.getObject(7, UUID.class)))
+                .findOne().orElse(null));
     }
 
     private static Instant instant(OffsetDateTime t) {
