@@ -12,3 +12,7 @@ WHERE w.status IN ('success', 'failed', 'error')
 -- The repository's default branch as the plan builder last read it (the mirror's HEAD): the insights API's scope
 -- when a request names neither a branch nor all branches, as CircleCI's. Null until a pipeline was planned.
 ALTER TABLE project ADD COLUMN default_branch text;
+
+-- The insights read a project's jobs (and through them its test results) by creation time: this index keeps the
+-- scan to the window however long the project's history is.
+CREATE INDEX job_project_created ON job (project_id, created_at);
