@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
+import java.util.Set;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -35,7 +36,8 @@ import org.junit.jupiter.api.io.TempDir;
  *   feature,   1 day ago  14:00  F success  10 s   (another branch)
  * </pre>
  *
- * Each run is one task of class medium, charged 10 credits by the usage ledger (under a minute).
+ * Each run is one task of class medium, charged 10 credits by the usage ledger (under a minute). Every answer is also
+ * checked against CircleCI's OpenAPI document ({@code circleci-openapi/}).
  */
 class InsightsApiIT {
     @RegisterExtension
@@ -277,6 +279,20 @@ class InsightsApiIT {
     }
 
     @Test
+    void every_route_answers_in_the_shape_circlecis_document_gives_it() {
+        String insights = "/insights/{project-slug}";
+        String workflow = insights + "/workflows/{workflow-name}";
+        conforms(insights + "/workflows", INSIGHTS + "/workflows");
+        conforms(workflow, WORKFLOW);
+        conforms(workflow + "/jobs", WORKFLOW + "/jobs");
+        conforms(workflow + "/summary", WORKFLOW + "/summary");
+        conforms(workflow + "/summary", INSIGHTS + "/workflows/nothing/summary");
+        conforms(workflow + "/test-metrics", WORKFLOW + "/test-metrics");
+        conforms(insights + "/flaky-tests", INSIGHTS + "/flaky-tests");
+        conforms(insights + "/branches", INSIGHTS + "/branches");
+    }
+
+    @Test
     void bad_parameters_and_unknown_projects_are_json_errors_naming_what_is_wrong() {
         assertError(INSIGHTS + "/workflows?reporting-window=last-3-days", 400, "reporting-window");
         assertError(INSIGHTS + "/workflows?branch=main&all-branches=true", 400, "all-branches");
@@ -295,6 +311,12 @@ class InsightsApiIT {
     /** {@code days} UTC days ago at {@code hour}:00. */
     private static Instant at(int days, int hour) {
         return LocalDate.now(ZoneOffset.UTC).minusDays(days).atTime(hour, 0).toInstant(ZoneOffset.UTC);
+    }
+
+    private static void conforms(String operation, String path) {
+        JsonNode body = ok(path);
+        assertThat(CircleciApiContractIT.CIRCLECI.problems(CircleciApiContractIT.CIRCLECI.response("GET", operation,
+                200), body, Set.of())).as("GET " + path + " answered " + body).isEmpty();
     }
 
     private static JsonNode ok(String path) {
