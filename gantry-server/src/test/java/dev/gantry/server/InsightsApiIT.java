@@ -36,22 +36,13 @@ import org.junit.jupiter.api.io.TempDir;
  *   feature,   1 day ago  14:00  F success  10 s   (another branch)
  * </pre>
  *
- * Each run is one task of class medium, charged 10 credits by the usage ledger (under a minute). Every answer is also
- * checked against CircleCI's OpenAPI document ({@code circleci-openapi/}).
+ * One workflow, build-and-test, of one job, test (InsightPagesIT's config). Each run is one task of class medium,
+ * charged 10 credits by the usage ledger (under a minute). Every answer is also checked against CircleCI's OpenAPI
+ * document ({@code circleci-openapi/}).
  */
 class InsightsApiIT {
     @RegisterExtension
     static final EmbeddedPostgresExtension pg = new EmbeddedPostgresExtension(8);
-    static final String CONFIG = """
-            version: 2.1
-            jobs:
-              test:
-                docker: [{image: cimg/base:2024.01}]
-                steps: [{run: make test}]
-            workflows:
-              build-and-test:
-                jobs: [test]
-            """;
     static final String INSIGHTS = "/api/v2/insights/gh/acme/app";
     static final String WORKFLOW = INSIGHTS + "/workflows/build-and-test";
 
@@ -72,7 +63,7 @@ class InsightsApiIT {
                 .withPollTimeout(Duration.ofSeconds(1))).withRepositories(RepositoryPolicy.ANYTHING));
         api = server.api();
         TestRepo repo = TestRepo.init(work.resolve("app"));
-        repo.write(".circleci/config.yml", CONFIG).commit("config");
+        repo.write(".circleci/config.yml", InsightPagesIT.CONFIG).commit("config");
         project = server.createProject("acme", "app", repo.dir().toString()).json();
         AgentClient agent = new AgentClient(api.anonymous(), server.token(TokenKind.AGENT));
         ProductRuns runs = new ProductRuns(server, agent, agent.registered("box", 4, 8192), "gh/acme/app");

@@ -123,6 +123,12 @@ final class InsightsParameters {
         }
     }
 
+    /** The name a page of names (workflows, jobs) continues after, from {@code page-token}; null for the first. */
+    static String nameAfter(Context ctx) {
+        String text = ctx.queryParam(PageToken.PARAMETER);
+        return text == null ? null : PageToken.decode(text, 1).position().getFirst();
+    }
+
     /** The run a page of runs continues after, from {@code page-token}; null for the first page. */
     static ProjectInsights.RunPosition runAfter(Context ctx) {
         String text = ctx.queryParam(PageToken.PARAMETER);

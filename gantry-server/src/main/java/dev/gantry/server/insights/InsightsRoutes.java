@@ -100,8 +100,7 @@ public final class InsightsRoutes {
     public void workflows(Context ctx) {
         Project project = project(ctx);
         ProjectInsights.Scope scope = InsightsParameters.window(ctx, project.id(), branch(ctx, project), clock);
-        String after = ctx.queryParam(PageToken.PARAMETER) == null ? null
-                : PageToken.decode(ctx.queryParam(PageToken.PARAMETER), 1).position().getFirst();
+        String after = InsightsParameters.nameAfter(ctx);
         List<WorkflowJson> items = insights.workflows(scope).stream()
                 .filter(w -> after == null || w.name().compareTo(after) > 0)
                 .map(w -> new WorkflowJson(w.name(), WorkflowMetricsJson.of(w, scope.days()), Json.time(w.firstAt()),
@@ -130,8 +129,7 @@ public final class InsightsRoutes {
     public void jobs(Context ctx) {
         Project project = project(ctx);
         ProjectInsights.Scope scope = InsightsParameters.window(ctx, project.id(), branch(ctx, project), clock);
-        String after = ctx.queryParam(PageToken.PARAMETER) == null ? null
-                : PageToken.decode(ctx.queryParam(PageToken.PARAMETER), 1).position().getFirst();
+        String after = InsightsParameters.nameAfter(ctx);
         String nameContains = InsightsParameters.text(ctx, "job-name");
         List<JobJson> items = insights.jobs(scope, ctx.pathParam("workflow_name"), nameContains).stream()
                 .filter(j -> after == null || j.name().compareTo(after) > 0)

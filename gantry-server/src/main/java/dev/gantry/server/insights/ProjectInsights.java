@@ -22,7 +22,9 @@ import org.jdbi.v3.core.transaction.TransactionIsolationLevel;
  * A project's insights over the last {@code days} UTC days (today included), optionally on one branch: per workflow
  * its runs, success rate and the p50 and p95 of its successful runs' durations, over the window and per day; and the
  * tests of its jobs, the slowest by their p95 run time and the flakiest (a test is flaky when it both passed and
- * failed on the same commit, as CircleCI defines it). The rules are in {@link InsightsDao}. Thread-safe.
+ * failed on the same commit, as CircleCI defines it). The rules are in {@link InsightsDao}. The same reads, over
+ * other scopes, serve CircleCI's Insights API ({@link InsightsRoutes}): workflow and job summaries, recent runs, test
+ * metrics, flaky tests and branches. Thread-safe.
  */
 public final class ProjectInsights {
     /** The windows a reader may choose, in days. */
