@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.within;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.gantry.server.agent.AgentSettings;
 import dev.gantry.server.auth.TokenKind;
+import dev.gantry.server.http.PageToken;
 import dev.gantry.server.project.RepositoryPolicy;
 import dev.gantry.testkit.EmbeddedPostgresExtension;
 import java.nio.file.Path;
@@ -157,6 +158,12 @@ class InsightsApiIT {
         assertThat(newest.path("created_at").asText()).isEqualTo(at(1, 12).toString().replace("Z", ".000Z"));
         assertThat(newest.path("stopped_at").asText()).isEqualTo(at(1, 12).plusSeconds(40).toString()
                 .replace("Z", ".000Z"));
+
+        // A page token holds the last run's creation and id: the next page starts after C.
+        JsonNode c = runs.get(2);
+        String afterC = PageToken.after(c.path("created_at").asText(), c.path("id").asText()).encode();
+        assertThat(ok(WORKFLOW + "?page-token=" + afterC).path("items").findValuesAsText("duration"))
+                .containsExactly("60", "100", "80");
 
         String since = LocalDate.now(ZoneOffset.UTC).minusDays(2).toString();
         assertThat(ok(WORKFLOW + "?start-date=" + since).path("items").findValuesAsText("duration"))
