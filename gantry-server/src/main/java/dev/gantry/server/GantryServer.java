@@ -33,6 +33,7 @@ import dev.gantry.server.fleet.FleetView;
 import dev.gantry.server.fleet.ImagePools;
 import dev.gantry.server.fleet.PoolPauses;
 import dev.gantry.server.fleet.QueueInsights;
+import dev.gantry.server.insights.InsightsRoutes;
 import dev.gantry.server.insights.ProjectInsights;
 import dev.gantry.server.fleet.SchedulerMatcher;
 import dev.gantry.server.http.ExternalUrl;
@@ -337,9 +338,10 @@ public final class GantryServer implements AutoCloseable {
             QueueInsights queueInsights = new QueueInsights(jdbi, fleet, clock);
             FleetInsights fleetInsights = new FleetInsights(jdbi, fleet, autoscaling, clock);
             QueueAdminRoutes queueAdmin = new QueueAdminRoutes(queues);
+            Projects projects = new Projects(jdbi, clock, settings.repositories(), repositoryUrls);
+            ProjectInsights projectInsights = new ProjectInsights(jdbi);
             HttpApi.Api api = HttpApi.create(settings.host(), settings.port(), settings.tls(), authentication,
-                    new RouteOwners(jdbi), audit,
-                    new ProjectRoutes(new Projects(jdbi, clock, settings.repositories(), repositoryUrls)),
+                    new RouteOwners(jdbi), audit, new ProjectRoutes(projects),
                     new PipelineRoutes(triggers), new WorkflowRoutes(new Workflows(jdbi)), jobs,
                     new WorkflowCommandRoutes(commands),
                     queueInsights, fleetInsights, new PoolPauses(jdbi, clock), queueAdmin, metrics, agents, results,
@@ -349,12 +351,12 @@ public final class GantryServer implements AutoCloseable {
                     new ScheduleRoutes(schedules), new SecretRoutes(secrets, secretBox), new UserRoutes(users),
                     new AgentTokenRoutes(jdbi, clock, new SecureRandom()), new HealthCheck(jdbi),
                     new WebUi(jdbi, authentication, jobs, commands, shownOutput, results.forPages(), audit,
-                            status, new InsightPages(fleetInsights, queueInsights, queueAdmin,
-                            new ProjectInsights(jdbi)), metrics.registry(), clock, new SecureRandom()),
+                            status, new InsightPages(fleetInsights, queueInsights, queueAdmin, projectInsights),
+                            metrics.registry(), clock, new SecureRandom()),
                     new StatusRoutes(status, externalUrl), new UsageRoutes(usage, jdbi, clock),
                     new DispatchRoutes(dispatch), new AdmissionControl(settings.admission(),
                             () -> poolWaiters(dataSource), clock, metrics.registry()),
-                    notifier.routes());
+                    notifier.routes(), new InsightsRoutes(projectInsights, projects, clock));
             Javalin http = api.http();
             startHttp(http, settings);
             externalUrl.listening(ServerSettings.localUrl(settings.host(), httpPort(http)));

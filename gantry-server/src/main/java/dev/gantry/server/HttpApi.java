@@ -17,6 +17,7 @@ import dev.gantry.server.fleet.QueueInsights;
 import dev.gantry.server.http.ErrorResponses;
 import dev.gantry.server.http.HealthCheck;
 import dev.gantry.server.http.JsonBody;
+import dev.gantry.server.insights.InsightsRoutes;
 import dev.gantry.server.job.JobRoutes;
 import dev.gantry.server.notify.OutboundWebhookRoutes;
 import dev.gantry.server.orb.OrbRoutes;
@@ -71,7 +72,7 @@ final class HttpApi {
                       SecretRoutes secrets, UserRoutes users, AgentTokenRoutes agentTokens,
                       HealthCheck health, WebUi ui,
                       StatusRoutes status, UsageRoutes usage, DispatchRoutes dispatch,
-                      AdmissionControl admission, OutboundWebhookRoutes outboundWebhooks) {
+                      AdmissionControl admission, OutboundWebhookRoutes outboundWebhooks, InsightsRoutes insights) {
         ErrorResponses errors = new ErrorResponses();
         List<ApiRoutes.Route> table = new ArrayList<>();
         Javalin http = Javalin.create(config -> {
@@ -98,6 +99,7 @@ final class HttpApi {
             config.routes.before(admission);
             config.routes.before("/api/v2/*", authentication);
             config.routes.before("/api/v2/project/" + ProjectRoutes.CIRCLECI + "/*", projects::resolveById);
+            config.routes.before("/api/v2/insights/" + ProjectRoutes.CIRCLECI + "/*", projects::resolveById);
             config.routes.after("/api/v2/*", audit::record);
             config.routes.before("/metrics", authentication);
             ApiRoutes api = new ApiRoutes(config.routes);
@@ -131,6 +133,16 @@ final class HttpApi {
             api.get(project + "/job/{number}", viewer, jobs::get);
             api.post(project + "/job/{number}/cancel", member, workflowCommands::cancelJob);
             results.addRoutes(api, viewer);
+            // CircleCI's Insights API for a project, read like its pipelines (InsightsRoutes).
+            String projectInsights = "/api/v2/insights/{vcs}/{org}/{name}";
+            String workflowInsights = projectInsights + "/workflows/{workflow_name}";
+            api.get(projectInsights + "/workflows", viewer, insights::workflows);
+            api.get(workflowInsights, viewer, insights::runs);
+            api.get(workflowInsights + "/jobs", viewer, insights::jobs);
+            api.get(workflowInsights + "/summary", viewer, insights::summary);
+            api.get(workflowInsights + "/test-metrics", viewer, insights::testMetrics);
+            api.get(projectInsights + "/flaky-tests", viewer, insights::flakyTests);
+            api.get(projectInsights + "/branches", viewer, insights::branches);
             api.get("/api/v2/insights/queue", Access.SIGNED_IN, queueInsights::get);
             api.get("/api/v2/insights/fleet", Access.SIGNED_IN, fleetInsights::get);
             api.post("/api/v2/fleet/pools/{pool}/pause", Access.SITE_ADMIN, poolPauses::pause);

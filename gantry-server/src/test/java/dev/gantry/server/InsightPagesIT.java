@@ -19,11 +19,9 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.time.InstantSource;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
-import java.time.temporal.ChronoUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -73,6 +71,7 @@ class InsightPagesIT {
     TestRepo repo;
     AgentClient agent;
     String agentId;
+    ProductRuns runs;
 
     @BeforeAll
     static void start() {
@@ -101,6 +100,7 @@ class InsightPagesIT {
         server.createProject("acme", "app", repo.dir().toString());
         agent = new AgentClient(api.anonymous(), server.token(TokenKind.AGENT));
         agentId = agent.registered("box", 4, 8192);
+        runs = new ProductRuns(server, agent, agentId, "gantry/acme/app");
     }
 
     @Test
@@ -109,21 +109,21 @@ class InsightPagesIT {
         LocalDate today = LocalDate.now(ZoneOffset.UTC);
         // Commit 1, three days ago: Flaky fails, and passes when the workflow is rerun on the same commit.
         String first = trigger();
-        String failed = finish(first, "failed", test("Fast", "success", 0.1), test("Slow", "success", 5.0),
-                test("Flaky", "failure", 1.0));
+        String failed = finish(first, "failed", ProductRuns.test("Fast", "success", 0.1), ProductRuns.test("Slow", "success", 5.0),
+                ProductRuns.test("Flaky", "failure", 1.0));
         at(failed, today.minusDays(3), Duration.ofSeconds(100));
-        String rerun = rerun(failed, "success", test("Fast", "success", 0.2), test("Slow", "success", 7.0),
-                test("Flaky", "success", 1.0));
+        String rerun = rerun(failed, "success", ProductRuns.test("Fast", "success", 0.2), ProductRuns.test("Slow", "success", 7.0),
+                ProductRuns.test("Flaky", "success", 1.0));
         at(rerun, today.minusDays(3), Duration.ofSeconds(60));
         // Commit 2, two days ago: all pass.
         repo.write("README", "two").commit("two");
-        at(finish(trigger(), "success", test("Fast", "success", 0.1), test("Slow", "success", 5.5),
-                test("Flaky", "success", 1.0)), today.minusDays(2), Duration.ofSeconds(120));
+        at(finish(trigger(), "success", ProductRuns.test("Fast", "success", 0.1), ProductRuns.test("Slow", "success", 5.5),
+                ProductRuns.test("Flaky", "success", 1.0)), today.minusDays(2), Duration.ofSeconds(120));
         // Commit 3, yesterday: Broken fails twice on the same commit, which is broken, not flaky.
         repo.write("README", "three").commit("three");
-        String broken = finish(trigger(), "failed", test("Slow", "success", 6.0), test("Broken", "failure", 0.5));
+        String broken = finish(trigger(), "failed", ProductRuns.test("Slow", "success", 6.0), ProductRuns.test("Broken", "failure", 0.5));
         at(broken, today.minusDays(1), Duration.ofSeconds(30));
-        at(rerun(broken, "failed", test("Slow", "success", 6.0), test("Broken", "failure", 0.5)),
+        at(rerun(broken, "failed", ProductRuns.test("Slow", "success", 6.0), ProductRuns.test("Broken", "failure", 0.5)),
                 today.minusDays(1), Duration.ofSeconds(40));
         String session = signIn(server.token(TokenKind.ADMIN));
 
@@ -242,71 +242,26 @@ class InsightPagesIT {
         assertThat(get("/projects", member).body()).contains("href=\"/fleet\"").contains("href=\"/queues\"");
     }
 
-    // ---- running pipelines through the product ----
-
-    private static String test(String name, String result, double seconds) {
-        return String.format(java.util.Locale.ROOT, "{\"classname\": \"app.Tests\", \"name\": \"%s\", "
-                + "\"result\": \"%s\", \"run_time\": %.2f}", name, result, seconds);
-    }
-
     /** Triggers a pipeline on main and returns its id. */
-    private static String trigger() {
-        ApiClient.Answer answer = api.post("/api/v2/project/gantry/acme/app/pipeline", "{\"branch\": \"main\"}");
-        assertThat(answer.status()).as(answer.body()).isEqualTo(201);
-        return answer.text("id");
+    private String trigger() {
+        return runs.trigger("main");
     }
 
     private AgentClient.Claimed claim() {
-        for (int attempt = 0; attempt < 30; attempt++) {
-            ApiClient.Answer answer = agent.claim(agentId, 4, 8192);
-            if (answer.status() == 200) {
-                return AgentClient.claimed(answer);
-            }
-        }
-        throw new AssertionError("no task to claim");
+        return runs.claim();
     }
 
-    /** Runs the pipeline's one job with {@code tests}, ending it {@code status}; returns its workflow's id. */
     private String finish(String pipeline, String status, String... tests) {
-        String workflow = await().atMost(Duration.ofSeconds(20)).until(() -> api.get("/api/v2/pipeline/" + pipeline
-                + "/workflow").json().path("items").path(0).path("id").asText(""), id -> !id.isEmpty());
-        return run(workflow, status, tests);
+        return runs.finish(pipeline, status, tests);
     }
 
     private String rerun(String workflow, String status, String... tests) {
-        ApiClient.Answer answer = api.post("/api/v2/workflow/" + workflow + "/rerun", "");
-        assertThat(answer.status()).as(answer.body()).isEqualTo(202);
-        return run(answer.text("workflow_id"), status, tests);
+        return runs.rerun(workflow, status, tests);
     }
 
-    private String run(String workflow, String status, String... tests) {
-        AgentClient.Claimed task = claim();
-        assertThat(agent.json("POST", task.path() + "/tests", "{\"tests\": [" + String.join(", ", tests) + "]}",
-                task.lease()).status()).isLessThan(300);
-        assertThat(agent.complete(task, task.lease(), status).status()).isLessThan(300);
-        await().atMost(Duration.ofSeconds(20)).until(() -> api.get("/api/v2/workflow/" + workflow).json()
-                .path("status").asText(), status::equals);
-        return workflow;
-    }
-
-    /**
-     * Moves a finished workflow and its jobs to noon of {@code day}, lasting {@code took}: the product ran it just
-     * now, and the insights need runs on several days.
-     */
-    private static void at(String workflow, LocalDate day, Duration took) {
-        Instant start = day.atTime(12, 0).toInstant(ZoneOffset.UTC).truncatedTo(ChronoUnit.SECONDS);
-        server.jdbi().useHandle(h -> {
-            h.createUpdate("""
-                    UPDATE gantry.workflow SET created_at = :start, stopped_at = :stop WHERE id = CAST(:id AS uuid)""")
-                    .bind("start", start.atOffset(ZoneOffset.UTC)).bind("stop", start.plus(took).atOffset(ZoneOffset.UTC))
-                    .bind("id", workflow).execute();
-            h.createUpdate("""
-                    UPDATE gantry.job SET created_at = :start, queued_at = :start, started_at = :start,
-                                          stopped_at = :stop
-                    WHERE workflow_id = CAST(:id AS uuid)""")
-                    .bind("start", start.atOffset(ZoneOffset.UTC)).bind("stop", start.plus(took).atOffset(ZoneOffset.UTC))
-                    .bind("id", workflow).execute();
-        });
+    /** Moves a finished workflow and its jobs to noon of {@code day}, lasting {@code took}. */
+    private void at(String workflow, LocalDate day, Duration took) {
+        runs.at(workflow, day.atTime(12, 0).toInstant(ZoneOffset.UTC), took);
     }
 
     // ---- the pages ----

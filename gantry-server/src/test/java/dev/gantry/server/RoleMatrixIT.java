@@ -141,6 +141,7 @@ class RoleMatrixIT {
         Things of = things.get(organization);
         String login = route.rule() instanceof Access.Self ? (own ? role.word() + "-user" : "bystander") : "bystander";
         String path = route.path().replace("{vcs}", "gh").replace("{org}", organization).replace("{name}", "app")
+                .replace("{workflow_name}", "build")
                 .replace("{namespace}", organization).replace("{login}", login).replace("{number}", "1")
                 .replace("{job_number}", "1").replace("{node}", "0").replace("<path>", "x.txt")
                 .replace("{envvar}", "FOO").replace("{version}", "1.0.0").replace("{queue}", "plan")

@@ -56,6 +56,13 @@ interface PlanDao {
     @RegisterConstructorMapper(BranchAndNumber.class)
     BranchAndNumber branchAndNumber(UUID id);
 
+    /** Remembers the repository's default branch for the insights (a write only when it changed). */
+    @SqlUpdate("""
+            UPDATE gantry.project SET default_branch = :branch
+            WHERE id = :projectId AND default_branch IS DISTINCT FROM :branch
+            """)
+    int rememberDefaultBranch(UUID projectId, String branch);
+
     /**
      * Compare-and-set from {@code from} to errored, with why; keeps the stored revision when {@code revision} is null
      * (the failure came before the ref was resolved).

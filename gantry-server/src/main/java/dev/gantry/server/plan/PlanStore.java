@@ -46,9 +46,9 @@ final class PlanStore {
     /**
      * Makes the pipeline {@code created} at {@code revision} with {@code plan}'s workflows ({@code running}) and jobs
      * ({@code blocked}, numbered in workflow then declaration order), and cancels the workflows it makes redundant
-     * (unless {@code defaultBranch}, which may be null, is the pipeline's branch); records the config ({@code source}
-     * as read, and as compiled) and the exact version each orb reference ({@code circleci/node@5}) of {@code orbs}
-     * compiled with. A setup config's pipeline becomes {@code setup} instead, with a continuation key for its
+     * (unless {@code defaultBranch}, which may be null, is the pipeline's branch), remembering that default branch;
+     * records the config ({@code source} as read, and as compiled) and the exact version each orb reference
+     * ({@code circleci/node@5}) of {@code orbs} compiled with. A setup config's pipeline becomes {@code setup} instead, with a continuation key for its
      * workflow's jobs.
      *
      * @return false, writing nothing, when the pipeline was no longer pending
@@ -66,6 +66,9 @@ final class PlanStore {
             }
             PlanDao.BranchAndNumber pipeline = dao.branchAndNumber(pipelineId);
             WorkflowCommands.cancelRedundant(h, projectId, pipeline.branch(), defaultBranch, pipeline.number(), now);
+            if (defaultBranch != null) {
+                dao.rememberDefaultBranch(projectId, defaultBranch);
+            }
             return true;
         });
     }
