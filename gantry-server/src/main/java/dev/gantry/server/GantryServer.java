@@ -343,7 +343,7 @@ public final class GantryServer implements AutoCloseable {
                     new StatusRoutes(status, externalUrl), new UsageRoutes(usage, jdbi, clock),
                     new DispatchRoutes(dispatch), new AdmissionControl(settings.admission(),
                             () -> poolWaiters(dataSource), clock, metrics.registry()),
-                    notifier.routes());
+                    notifier.routes(), notifier.destinationRoutes());
             Javalin http = api.http();
             startHttp(http, settings);
             externalUrl.listening(ServerSettings.localUrl(settings.host(), httpPort(http)));

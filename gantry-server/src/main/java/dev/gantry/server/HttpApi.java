@@ -18,6 +18,7 @@ import dev.gantry.server.http.ErrorResponses;
 import dev.gantry.server.http.HealthCheck;
 import dev.gantry.server.http.JsonBody;
 import dev.gantry.server.job.JobRoutes;
+import dev.gantry.server.notify.DestinationRoutes;
 import dev.gantry.server.notify.OutboundWebhookRoutes;
 import dev.gantry.server.orb.OrbRoutes;
 import dev.gantry.server.orchestrator.WorkflowCommandRoutes;
@@ -71,7 +72,8 @@ final class HttpApi {
                       SecretRoutes secrets, UserRoutes users, AgentTokenRoutes agentTokens,
                       HealthCheck health, WebUi ui,
                       StatusRoutes status, UsageRoutes usage, DispatchRoutes dispatch,
-                      AdmissionControl admission, OutboundWebhookRoutes outboundWebhooks) {
+                      AdmissionControl admission, OutboundWebhookRoutes outboundWebhooks,
+                      DestinationRoutes notificationDestinations) {
         ErrorResponses errors = new ErrorResponses();
         List<ApiRoutes.Route> table = new ArrayList<>();
         Javalin http = Javalin.create(config -> {
@@ -212,6 +214,8 @@ final class HttpApi {
             api.post(StatusRoutes.NOTES, Access.SITE_ADMIN, status::addNote);
             // Project webhooks, CircleCI's /webhook API, and their delivery log (docs/notifications.md).
             outboundWebhooks.addRoutes(api);
+            // Slack, e-mail and commit statuses, with their rules, per project.
+            notificationDestinations.addRoutes(api, project, viewer, admin);
             table.addAll(api.table());
             // Outside /api/v2: a forge has no API token; the route checks the delivery's signature instead.
             config.routes.post("/webhooks/{provider}", webhooks::receive);

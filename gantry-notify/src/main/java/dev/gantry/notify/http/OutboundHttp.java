@@ -115,6 +115,28 @@ public final class OutboundHttp {
     }
 
     /**
+     * Sends {@code post} once as a channel's attempt: refused at once (not retryable) when the rule forbids its URL,
+     * delivered on 2xx, failed (retryable) on any other answer or none. Times from {@code clock}.
+     */
+    public dev.gantry.notify.Attempt attempt(Post post, java.time.InstantSource clock) {
+        java.time.Instant started = clock.instant();
+        long start = System.nanoTime();
+        Optional<String> refused = refusal(post.url());
+        if (refused.isPresent()) {
+            return dev.gantry.notify.Attempt.failed(started, Duration.ZERO, "not sent: the URL " + refused.get(),
+                    false);
+        }
+        try {
+            Answer answer = post(post);
+            return dev.gantry.notify.Attempt.answered(started, Duration.ofNanos(System.nanoTime() - start),
+                    answer.status());
+        } catch (CallFailed failed) {
+            return dev.gantry.notify.Attempt.failed(started, Duration.ofNanos(System.nanoTime() - start),
+                    failed.getMessage(), true);
+        }
+    }
+
+    /**
      * Sends {@code post}, following allowed 307/308 redirects, within the total timeout.
      *
      * @throws CallFailed when no answer came; the message says why, fit for a delivery log
