@@ -25,15 +25,15 @@ interface DestinationDao {
                                                    repository, secret, secret_key, notify_when, branches,
                                                    budget_alerts, created_at, updated_at)
             VALUES (:id, :projectId, :kind, :name, :host, :recipients, :forge, :apiUrl, :repository, :secret,
-                    :secretKey, :notifyWhen, :branches, :budgetAlerts, :createdAt, :updatedAt)
+                    CAST(:secretKey AS uuid), :notifyWhen, :branches, :budgetAlerts, :createdAt, :updatedAt)
             """)
     void insert(@BindMethods DestinationRow row);
 
     @SqlUpdate("""
             UPDATE gantry.notify_destination
             SET name = :name, host = :host, recipients = :recipients, forge = :forge, api_url = :apiUrl,
-                repository = :repository, secret = :secret, secret_key = :secretKey, notify_when = :notifyWhen,
-                branches = :branches, budget_alerts = :budgetAlerts, updated_at = :updatedAt
+                repository = :repository, secret = :secret, secret_key = CAST(:secretKey AS uuid),
+                notify_when = :notifyWhen, branches = :branches, budget_alerts = :budgetAlerts, updated_at = :updatedAt
             WHERE id = :id
             """)
     int update(@BindMethods DestinationRow row);
