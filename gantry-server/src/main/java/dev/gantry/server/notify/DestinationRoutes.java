@@ -65,7 +65,7 @@ public final class DestinationRoutes {
         Destinations.ProjectRef project = project(ctx);
         JsonFields body = JsonFields.of(JsonBody.readObject(ctx), FIELDS);
         String kind = body.requiredString("kind");
-        Destinations.Spec spec = new Destinations.Spec(kind, name(body.requiredString("name")),
+        Destinations.Spec spec = new Destinations.Spec(kind, OutboundWebhookRoutes.name(body.requiredString("name")),
                 kind.equals(SlackChannel.KIND) ? url(body.requiredString("url"), "url") : null,
                 kind.equals(EmailChannel.KIND) ? recipients(body.optionalStrings("recipients").orElseThrow(() ->
                         ApiException.invalid("recipients", "\"recipients\" is required: a list of addresses")))
@@ -91,7 +91,7 @@ public final class DestinationRoutes {
         if (body.optionalString("kind").filter(k -> !k.equals(current.kind())).isPresent()) {
             throw ApiException.invalid("kind", "a destination's kind cannot change; make another one");
         }
-        Optional<String> name = body.optionalString("name").map(DestinationRoutes::name);
+        Optional<String> name = body.optionalString("name").map(OutboundWebhookRoutes::name);
         Optional<URI> url = body.optionalString("url").map(u -> url(u, "url"));
         Optional<List<String>> recipients = body.optionalStrings("recipients").map(DestinationRoutes::recipients);
         Optional<Forge> forge = body.optionalString("forge").map(DestinationRoutes::forge);
@@ -125,13 +125,6 @@ public final class DestinationRoutes {
     private Destinations.ProjectRef project(Context ctx) {
         ProjectSlug slug = ProjectRoutes.slugOf(ctx);
         return destinations.project(slug).orElseThrow(() -> ApiException.notFound("no project " + slug));
-    }
-
-    private static String name(String name) {
-        if (name.isBlank() || name.length() > 100) {
-            throw ApiException.invalid("name", "\"name\" must be 1-100 characters");
-        }
-        return name;
     }
 
     private static URI url(String text, String field) {
