@@ -25,8 +25,8 @@ import javax.net.ssl.TrustManager;
 import javax.net.ssl.X509TrustManager;
 
 /**
- * The product's own client for every outbound HTTP call on a project's behalf (webhooks today; forge statuses and
- * Slack later). Each call has a connect timeout and a total timeout that covers the body too (a server that sends
+ * The product's own client for every outbound HTTP call on a project's behalf (webhooks, Slack and forge
+ * statuses). Each call has a connect timeout and a total timeout that covers the body too (a server that sends
  * headers and then stalls is cut off like one that never answers), reads at most {@code maxResponseBytes} of the
  * answer, and goes only to hosts the {@link AddressRule} allows. Redirects are followed only when they keep the
  * method and body (307, 308), at most {@link #MAX_REDIRECTS} times, and only to allowed hosts; any other 3xx is the
