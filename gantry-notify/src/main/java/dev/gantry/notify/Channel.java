@@ -3,7 +3,7 @@ package dev.gantry.notify;
 import java.util.UUID;
 
 /**
- * One kind of destination (webhooks; later Slack, e-mail, forge statuses): renders an event for one destination and
+ * One kind of destination (webhooks, Slack, e-mail, forge commit statuses): renders an event for one destination and
  * sends it, once. The caller (the server's delivery worker) decides whether it may send now
  * ({@link DestinationGuard}), records the {@link Attempt}, and schedules a retry ({@link RetrySchedule}); a channel
  * neither retries nor sleeps. Implementations are thread-safe; {@code send} blocks at most for its client's timeouts.

@@ -19,8 +19,9 @@ import java.util.UUID;
  */
 public record Event(UUID id, Type type, String happenedAt, Snapshot snapshot) {
 
-    /** The kinds of event, with CircleCI's words. */
+    /** The kinds of event, with CircleCI's words; {@code workflow-started} is Gantry's, for commit statuses. */
     public enum Type {
+        WORKFLOW_STARTED("workflow-started"),
         WORKFLOW_COMPLETED("workflow-completed"),
         JOB_COMPLETED("job-completed");
 
@@ -32,6 +33,11 @@ public record Event(UUID id, Type type, String happenedAt, Snapshot snapshot) {
 
         public String word() {
             return word;
+        }
+
+        /** Whether a webhook may ask for it: CircleCI's two types only, so payloads keep CircleCI's shape. */
+        public boolean forWebhooks() {
+            return this != WORKFLOW_STARTED;
         }
 
         /** The type {@code word} names, or null. */

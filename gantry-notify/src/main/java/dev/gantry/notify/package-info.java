@@ -1,7 +1,7 @@
 /**
  * Outbound deliveries that are not specific to the server: telling people and systems what happened (DESIGN.md,
- * "events → notifier"). A {@link dev.gantry.notify.Channel} is one kind of destination (webhooks here; Slack, e-mail
- * and forge statuses beside it later): it renders an {@link dev.gantry.notify.Event} for one destination and sends it
+ * "events → notifier"). A {@link dev.gantry.notify.Channel} is one kind of destination (webhooks, Slack, e-mail
+ * and forge commit statuses): it renders an {@link dev.gantry.notify.Event} for one destination and sends it
  * once. Around every send, the {@link dev.gantry.notify.DestinationGuard} of the destination's kind and host gives it
  * a share of the worker pool (bulkhead), a retry budget and a circuit breaker, so one failing or hanging endpoint
  * cannot slow the others; {@link dev.gantry.notify.RetrySchedule} says when a failed delivery is tried again and when

@@ -356,7 +356,8 @@ public final class GantryServer implements AutoCloseable {
                     new StatusRoutes(status, externalUrl), new UsageRoutes(usage, jdbi, clock),
                     new DispatchRoutes(dispatch), new AdmissionControl(settings.admission(),
                             () -> poolWaiters(dataSource), clock, metrics.registry()),
-                    notifier.routes(), new InsightsRoutes(projectInsights, projects, clock));
+                    notifier.routes(), notifier.destinationRoutes(),
+                    new InsightsRoutes(projectInsights, projects, clock));
             Javalin http = api.http();
             startHttp(http, settings);
             externalUrl.listening(ServerSettings.localUrl(settings.host(), httpPort(http)));

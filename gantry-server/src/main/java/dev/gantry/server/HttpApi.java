@@ -19,6 +19,7 @@ import dev.gantry.server.http.HealthCheck;
 import dev.gantry.server.http.JsonBody;
 import dev.gantry.server.insights.InsightsRoutes;
 import dev.gantry.server.job.JobRoutes;
+import dev.gantry.server.notify.DestinationRoutes;
 import dev.gantry.server.notify.OutboundWebhookRoutes;
 import dev.gantry.server.orb.OrbRoutes;
 import dev.gantry.server.orchestrator.WorkflowCommandRoutes;
@@ -72,7 +73,8 @@ final class HttpApi {
                       SecretRoutes secrets, UserRoutes users, AgentTokenRoutes agentTokens,
                       HealthCheck health, WebUi ui,
                       StatusRoutes status, UsageRoutes usage, DispatchRoutes dispatch,
-                      AdmissionControl admission, OutboundWebhookRoutes outboundWebhooks, InsightsRoutes insights) {
+                      AdmissionControl admission, OutboundWebhookRoutes outboundWebhooks,
+                      DestinationRoutes notificationDestinations, InsightsRoutes insights) {
         ErrorResponses errors = new ErrorResponses();
         List<ApiRoutes.Route> table = new ArrayList<>();
         Javalin http = Javalin.create(config -> {
@@ -224,6 +226,8 @@ final class HttpApi {
             api.post(StatusRoutes.NOTES, Access.SITE_ADMIN, status::addNote);
             // Project webhooks, CircleCI's /webhook API, and their delivery log (docs/notifications.md).
             outboundWebhooks.addRoutes(api);
+            // Slack, e-mail and commit statuses, with their rules, per project.
+            notificationDestinations.addRoutes(api, project, viewer, admin);
             table.addAll(api.table());
             // Outside /api/v2: a forge has no API token; the route checks the delivery's signature instead.
             config.routes.post("/webhooks/{provider}", webhooks::receive);

@@ -25,8 +25,8 @@ import javax.net.ssl.TrustManager;
 import javax.net.ssl.X509TrustManager;
 
 /**
- * The product's own client for every outbound HTTP call on a project's behalf (webhooks today; forge statuses and
- * Slack later). Each call has a connect timeout and a total timeout that covers the body too (a server that sends
+ * The product's own client for every outbound HTTP call on a project's behalf (webhooks, Slack and forge
+ * statuses). Each call has a connect timeout and a total timeout that covers the body too (a server that sends
  * headers and then stalls is cut off like one that never answers), reads at most {@code maxResponseBytes} of the
  * answer, and goes only to hosts the {@link AddressRule} allows. Redirects are followed only when they keep the
  * method and body (307, 308), at most {@link #MAX_REDIRECTS} times, and only to allowed hosts; any other 3xx is the
@@ -112,6 +112,28 @@ public final class OutboundHttp {
                     + "not call (an admin allows it with --allow-private-networks)");
         }
         return Optional.empty();
+    }
+
+    /**
+     * Sends {@code post} once as a channel's attempt: refused at once (not retryable) when the rule forbids its URL,
+     * delivered on 2xx, failed (retryable) on any other answer or none. Times from {@code clock}.
+     */
+    public dev.gantry.notify.Attempt attempt(Post post, java.time.InstantSource clock) {
+        java.time.Instant started = clock.instant();
+        long start = System.nanoTime();
+        Optional<String> refused = refusal(post.url());
+        if (refused.isPresent()) {
+            return dev.gantry.notify.Attempt.failed(started, Duration.ZERO, "not sent: the URL " + refused.get(),
+                    false);
+        }
+        try {
+            Answer answer = post(post);
+            return dev.gantry.notify.Attempt.answered(started, Duration.ofNanos(System.nanoTime() - start),
+                    answer.status());
+        } catch (CallFailed failed) {
+            return dev.gantry.notify.Attempt.failed(started, Duration.ofNanos(System.nanoTime() - start),
+                    failed.getMessage(), true);
+        }
     }
 
     /**

@@ -4,12 +4,9 @@ import dev.gantry.notify.Attempt;
 import dev.gantry.notify.Channel;
 import dev.gantry.notify.Event;
 import dev.gantry.notify.http.OutboundHttp;
-import java.time.Duration;
-import java.time.Instant;
 import java.time.InstantSource;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.Optional;
 import java.util.UUID;
 
 /**
@@ -39,12 +36,6 @@ public final class WebhookChannel implements Channel<Webhook> {
 
     @Override
     public Attempt send(Webhook webhook, Event event, UUID deliveryId) {
-        Instant started = clock.instant();
-        long start = System.nanoTime();
-        Optional<String> refused = http.refusal(webhook.url());
-        if (refused.isPresent()) {
-            return Attempt.failed(started, Duration.ZERO, "not sent: the URL " + refused.get(), false);
-        }
         byte[] body = WebhookPayload.render(event, webhook, deliveryId);
         Map<String, String> headers = new LinkedHashMap<>();
         headers.put("Content-Type", "application/json");
@@ -52,12 +43,6 @@ public final class WebhookChannel implements Channel<Webhook> {
         headers.put(EVENT_TYPE_HEADER, event.type().word());
         headers.put(WebhookSignature.HEADER, WebhookSignature.sign(webhook.signingSecret(), body));
         headers.put(DELIVERY_HEADER, deliveryId.toString());
-        try {
-            OutboundHttp.Answer answer = http.post(new OutboundHttp.Post(webhook.url(), body, headers,
-                    webhook.verifyTls()));
-            return Attempt.answered(started, Duration.ofNanos(System.nanoTime() - start), answer.status());
-        } catch (OutboundHttp.CallFailed failed) {
-            return Attempt.failed(started, Duration.ofNanos(System.nanoTime() - start), failed.getMessage(), true);
-        }
+        return http.attempt(new OutboundHttp.Post(webhook.url(), body, headers, webhook.verifyTls()), clock);
     }
 }

@@ -4,8 +4,7 @@ import dev.gantry.notify.Attempt;
 import dev.gantry.notify.DestinationGuard;
 import dev.gantry.notify.Event;
 import dev.gantry.notify.RetrySchedule;
-import dev.gantry.notify.webhook.Webhook;
-import dev.gantry.notify.webhook.WebhookChannel;
+import dev.gantry.notify.Channel;
 import dev.gantry.queue.Message;
 import dev.gantry.queue.Queues;
 import dev.gantry.queue.Worker;
@@ -16,14 +15,16 @@ import java.time.ZoneOffset;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.random.RandomGenerator;
+import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs one turn of a webhook delivery per queue message ({@link EventOutbox#QUEUE}): asks the destination's
- * {@link DestinationGuard} whether it may send; if not, moves the delivery to a later turn without spending an
- * attempt; if so, sends once through the {@link WebhookChannel}, writes the attempt to the delivery log, and marks the
+ * Runs one turn of a delivery per queue message ({@link EventOutbox#QUEUE}), whatever its channel (webhook, Slack,
+ * e-mail, commit status): asks the destination's {@link DestinationGuard} whether it may send; if not, moves the
+ * delivery to a later turn without spending an attempt; if so, sends once through the destination's
+ * {@link Channel}, writes the attempt to the delivery log, and marks the
  * delivery delivered, or moves it to its next turn as {@link RetrySchedule} says, or dead once the retry window is
  * over. Each outcome commits with the next turn's message, and a message whose turn has passed does nothing, so a
  * message run twice (a crash, a lost lease) sends at most one more attempt and records each once. No transaction is
@@ -34,26 +35,39 @@ final class DeliveryWorker implements Worker.Handler {
 
     private final Jdbi jdbi;
     private final Queues queues;
-    private final Webhooks webhooks;
-    private final WebhookChannel channel;
+    private final Targets targets;
     private final DestinationGuard guard;
     private final RetrySchedule retries;
     private final InstantSource clock;
     private final RandomGenerator random;
 
-    DeliveryWorker(Jdbi jdbi, Queues queues, Webhooks webhooks, WebhookChannel channel, DestinationGuard guard,
-                   RetrySchedule retries, InstantSource clock, RandomGenerator random) {
+    DeliveryWorker(Jdbi jdbi, Queues queues, Targets targets, DestinationGuard guard, RetrySchedule retries,
+                   InstantSource clock, RandomGenerator random) {
         this.jdbi = jdbi;
         this.queues = queues;
-        this.webhooks = webhooks;
-        this.channel = channel;
+        this.targets = targets;
         this.guard = guard;
         this.retries = retries;
         this.clock = clock;
         this.random = random;
     }
 
-    private record Due(NotifyDao.DueDelivery delivery, Webhook webhook, String organization) {
+    /** A destination ready for a send, with its channel and the organization whose queue group it runs in. */
+    record Target<D extends Channel.Destination>(Channel<D> channel, D destination, String organization) {
+        Attempt send(Event event, UUID deliveryId) {
+            return channel.send(destination, event, deliveryId);
+        }
+    }
+
+    /** Finds a delivery's destination by channel and id, in the caller's transaction; empty once deleted. */
+    interface Targets {
+        Optional<Target<?>> find(Handle h, String channel, UUID destinationId);
+    }
+
+    private record Due(NotifyDao.DueDelivery delivery, Target<?> target) {
+        String organization() {
+            return target.organization();
+        }
     }
 
     @Override
@@ -62,15 +76,15 @@ final class DeliveryWorker implements Worker.Handler {
         UUID deliveryId = UUID.fromString(parts[0]);
         int turn = Integer.parseInt(parts[1]);
         Optional<Due> found = jdbi.inTransaction(h -> h.attach(NotifyDao.class).due(deliveryId, turn).flatMap(d ->
-                webhooks.forSending(h, d.destinationId()).map(w -> new Due(d, w,
-                        Webhooks.organizationOf(h, w.id()).orElseThrow()))));
+                targets.find(h, d.channel(), d.destinationId()).map(t -> new Due(d, t))));
         if (found.isEmpty()) {
-            return; // delivered, dead, started over by a redeliver, or its webhook deleted
+            return; // delivered, dead, started over by a redeliver, or its destination deleted
         }
         Due due = found.get();
         NotifyDao.DueDelivery d = due.delivery();
         Instant windowStart = d.windowStartedAt().toInstant();
-        switch (guard.enter(channel.kind(), due.webhook().host(), d.attempts() > 0)) {
+        switch (guard.enter(due.target().channel().kind(), due.target().destination().host(),
+                d.attempts() > 0)) {
             case DestinationGuard.Wait wait -> {
                 Optional<Instant> later = retries.within(clock.instant().plus(wait.delay()), windowStart);
                 if (later.isPresent()) {
@@ -86,7 +100,7 @@ final class DeliveryWorker implements Worker.Handler {
                     Event event = new Event(d.eventId(), Event.Type.ofWord(d.type()),
                             dev.gantry.server.http.Json.time(d.happenedAt().toInstant()),
                             Event.snapshotOf(d.snapshot()));
-                    attempt = channel.send(due.webhook(), event, d.id());
+                    attempt = due.target().send(event, d.id());
                     if (attempt.delivered()) {
                         permit.succeeded();
                     } else {
@@ -134,7 +148,7 @@ final class DeliveryWorker implements Worker.Handler {
         NotifyDao.DueDelivery d = due.delivery();
         int changed = jdbi.inTransaction(h -> h.attach(NotifyDao.class).dead(d.id(), d.turn(), attempted, reason));
         if (changed == 1) {
-            LOG.info("Webhook delivery {} to {} is dead: {}", d.id(), due.webhook().url(), reason);
+            LOG.info("Delivery {} to {} is dead: {}", d.id(), due.target().destination(), reason);
         }
     }
 

@@ -16,10 +16,11 @@ import org.jdbi.v3.core.Jdbi;
 import org.jdbi.v3.core.config.JdbiConfig;
 
 /**
- * Where state changes report what destinations should hear: {@link #workflowCompleted} and {@link #jobCompleted},
- * called in the transaction of the change. When the project has a webhook for the event, the event is recorded once
- * with a snapshot of the workflow, pipeline and job as they are now, one delivery per such webhook, and one message
- * per delivery on {@link #QUEUE} with a unique key per delivery (so per event and destination): a transaction that is
+ * Where state changes report what destinations should hear: {@link #workflowStarted}, {@link #workflowCompleted} and
+ * {@link #jobCompleted}, called in the transaction of the change. When the project has a webhook for the event or
+ * another destination ({@link Destinations}) that may want it, the event is recorded once with a snapshot of the
+ * workflow, pipeline and job as they are now, one delivery per webhook or destination that wants it (a destination's
+ * rule decides here, in the transaction), and one message per delivery on {@link #QUEUE} with a unique key per delivery (so per event and destination): a transaction that is
  * retried or repeated reports nothing twice, and one that rolls back reports nothing. A project without webhooks
  * costs one indexed lookup.
  *
@@ -54,6 +55,14 @@ public final class EventOutbox implements JdbiConfig<EventOutbox> {
         EventOutbox outbox = jdbi.getConfig(EventOutbox.class);
         outbox.queues = queues;
         outbox.externalUrl = externalUrl;
+    }
+
+    /** The workflow was made and runs (a new pipeline's, or a rerun), in {@code h}'s transaction. */
+    public static void workflowStarted(Handle h, UUID workflowId, OffsetDateTime now) {
+        EventOutbox outbox = h.getConfig(EventOutbox.class);
+        if (outbox.queues != null) {
+            outbox.record(h, Event.Type.WORKFLOW_STARTED, workflowId, null, now);
+        }
     }
 
     /** The workflow reached a final status, in {@code h}'s transaction. */
@@ -97,6 +106,10 @@ public final class EventOutbox implements JdbiConfig<EventOutbox> {
         for (NotifyDao.NewDelivery d : dao.insertDeliveries(eventId.get(), r.projectId(), type.word(), now)) {
             messages.add(message(d.id(), 0, null, r.organization()));
         }
+        for (UUID d : Destinations.deliver(h, eventId.get(), r.projectId(), type, r.workflowStatus(),
+                r.previousStatus(), r.branch(), now)) {
+            messages.add(message(d, 0, null, r.organization()));
+        }
         queues.enqueueAll(h, messages);
     }
 
@@ -119,8 +132,9 @@ public final class EventOutbox implements JdbiConfig<EventOutbox> {
                                String tag, UUID workflowId, String workflowName, String workflowStatus,
                                OffsetDateTime workflowCreatedAt, OffsetDateTime workflowStoppedAt, UUID jobId,
                                Long jobNumber, String jobName, String jobStatus, OffsetDateTime jobStartedAt,
-                               OffsetDateTime jobStoppedAt) {
-        // Found by the workflow's id, or by the job's (and then its workflow); only when a webhook asks for the type.
+                               OffsetDateTime jobStoppedAt, String previousStatus) {
+        // Found by the workflow's id, or by the job's (and then its workflow); only when a webhook asks for the type
+        // or a destination may. previous_status: the last finished run of the workflow on the branch, for "fixed".
         static final String SQL = """
                 SELECT pr.id AS project_id, pr.name AS project_name, pr.organization, p.id AS pipeline_id,
                        p.number AS pipeline_number, p.created_at AS pipeline_created_at, p.trigger_type,
@@ -129,14 +143,21 @@ public final class EventOutbox implements JdbiConfig<EventOutbox> {
                        w.id AS workflow_id, w.name AS workflow_name, w.status AS workflow_status,
                        w.created_at AS workflow_created_at, w.stopped_at AS workflow_stopped_at,
                        j.id AS job_id, j.number AS job_number, j.name AS job_name, j.status AS job_status,
-                       j.started_at AS job_started_at, j.stopped_at AS job_stopped_at
+                       j.started_at AS job_started_at, j.stopped_at AS job_stopped_at,
+                       (SELECT w2.status FROM gantry.workflow w2 JOIN gantry.pipeline p2 ON p2.id = w2.pipeline_id
+                        WHERE p2.project_id = pr.id AND p2.branch = p.branch AND w2.name = w.name AND w2.id <> w.id
+                          AND w2.stopped_at IS NOT NULL AND w2.created_at <= w.created_at
+                        ORDER BY p2.number DESC, w2.created_at DESC LIMIT 1) AS previous_status
                 FROM gantry.workflow w
                 JOIN gantry.pipeline p ON p.id = w.pipeline_id
                 JOIN gantry.project pr ON pr.id = p.project_id
                 LEFT JOIN gantry.job j ON j.id = CAST(:jobId AS uuid)
                 WHERE w.id = coalesce(CAST(:workflowId AS uuid), j.workflow_id)
                   AND (CAST(:jobId AS uuid) IS NULL OR j.id IS NOT NULL)
-                  AND EXISTS (SELECT 1 FROM gantry.webhook h WHERE h.project_id = pr.id AND :type = ANY (h.events))
+                  AND (EXISTS (SELECT 1 FROM gantry.webhook h WHERE h.project_id = pr.id AND :type = ANY (h.events))
+                       OR EXISTS (SELECT 1 FROM gantry.notify_destination d WHERE d.project_id = pr.id
+                                  AND (:type = 'workflow-completed'
+                                       OR (:type = 'workflow-started' AND d.kind = 'commit-status'))))
                 """;
 
         static SnapshotRow map(java.sql.ResultSet rs, org.jdbi.v3.core.statement.StatementContext ctx)
@@ -154,7 +175,7 @@ public final class EventOutbox implements JdbiConfig<EventOutbox> {
                     rs.getObject("workflow_stopped_at", OffsetDateTime.class), rs.getObject("job_id", UUID.class),
                     rs.wasNull() ? null : jobNumber, rs.getString("job_name"), rs.getString("job_status"),
                     rs.getObject("job_started_at", OffsetDateTime.class),
-                    rs.getObject("job_stopped_at", OffsetDateTime.class));
+                    rs.getObject("job_stopped_at", OffsetDateTime.class), rs.getString("previous_status"));
         }
 
         Event.Snapshot snapshot(String workflowUrl) {

@@ -86,13 +86,13 @@ interface NotifyDao {
     List<NewDelivery> insertDeliveries(UUID eventId, UUID projectId, String type, OffsetDateTime now);
 
     /** A delivery whose turn a queue message holds, with what sending it needs. */
-    record DueDelivery(UUID id, UUID destinationId, int attempts, int turn, OffsetDateTime windowStartedAt,
+    record DueDelivery(UUID id, String channel, UUID destinationId, int attempts, int turn, OffsetDateTime windowStartedAt,
                        UUID eventId, String type, OffsetDateTime happenedAt, String snapshot) {
     }
 
     /** The pending delivery {@code id} if {@code turn} is still its turn; else empty, and the message is stale. */
     @SqlQuery("""
-            SELECT d.id, d.destination_id, d.attempts, d.turn, d.window_started_at, e.id AS event_id, e.type,
+            SELECT d.id, d.channel, d.destination_id, d.attempts, d.turn, d.window_started_at, e.id AS event_id, e.type,
                    e.happened_at, e.snapshot::text AS snapshot
             FROM gantry.notify_delivery d
             JOIN gantry.notify_event e ON e.id = d.event_id

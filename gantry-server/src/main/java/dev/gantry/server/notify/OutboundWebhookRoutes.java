@@ -147,7 +147,7 @@ public final class OutboundWebhookRoutes {
         return uuid(id, "scope-id");
     }
 
-    private static String name(String name) {
+    static String name(String name) {
         if (name.isBlank() || name.length() > 100) {
             throw ApiException.invalid("name", "\"name\" must be 1-100 characters");
         }

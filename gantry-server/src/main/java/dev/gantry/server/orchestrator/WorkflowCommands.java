@@ -159,6 +159,7 @@ public final class WorkflowCommands {
             Set<String> kept = how.sparseTree() ? connected(latest, again) : latest.keySet();
             OffsetDateTime now = Times.now(clock);
             dao.insertRerun(rerun, workflow.pipelineId(), workflow.name(), workflowId, now, caller);
+            EventOutbox.workflowStarted(h, rerun, now);
             for (Advance.Job job : latest.values()) {
                 if (!kept.contains(job.name())) {
                     continue;

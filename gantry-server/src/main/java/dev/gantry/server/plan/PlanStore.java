@@ -6,6 +6,7 @@ import dev.gantry.config.plan.PlanWorkflow;
 import dev.gantry.config.plan.PlanYaml;
 import dev.gantry.scheduler.ResourceClasses;
 import dev.gantry.server.http.Json;
+import dev.gantry.server.notify.EventOutbox;
 import dev.gantry.server.orchestrator.WorkflowAdvancer;
 import dev.gantry.server.orchestrator.WorkflowCommands;
 import dev.gantry.server.pipeline.PipelineError;
@@ -122,6 +123,7 @@ final class PlanStore {
             for (PlanWorkflow workflow : plan.workflows()) {
                 UUID workflowId = UUID.randomUUID();
                 dao.insertWorkflow(workflowId, pipelineId, workflow.name(), WorkflowStatus.RUNNING.word(), now);
+                EventOutbox.workflowStarted(h, workflowId, now);
                 workflows.add(workflowId);
                 for (PlanJob job : workflow.jobs()) {
                     jobs.add(PlannedJobs.row(job, classes, UUID.randomUUID(), workflowId, projectId, ++number, now));

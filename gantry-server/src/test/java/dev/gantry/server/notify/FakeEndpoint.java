@@ -20,9 +20,12 @@ public final class FakeEndpoint implements AutoCloseable {
     /** How the endpoint answers. */
     public enum Mode { OK, FAIL, SLOW, HANG, RESET }
 
-    /** One request as received, with the time it arrived (System.nanoTime) and what it was answered. */
-    public record Received(String path, Map<String, List<String>> headers, byte[] body, long arrivedNanos,
-                           int answered) {
+    /**
+     * One request as received, with the time it arrived (System.nanoTime) and what it was answered; {@code rawPath}
+     * keeps its escapes ({@code %2F}).
+     */
+    public record Received(String method, String path, String rawPath, Map<String, List<String>> headers, byte[] body,
+                           long arrivedNanos, int answered) {
         public String header(String name) {
             return headers.entrySet().stream().filter(e -> e.getKey().equalsIgnoreCase(name))
                     .map(e -> e.getValue().getFirst()).findFirst().orElse(null);
@@ -90,12 +93,10 @@ public final class FakeEndpoint implements AutoCloseable {
                             hanging.wait(1000);
                         }
                     }
-                    received.add(new Received(exchange.getRequestURI().getPath(), exchange.getRequestHeaders(),
-                            body, arrived, 0));
+                    received.add(received(exchange, body, arrived, 0));
                 }
                 case RESET -> {
-                    received.add(new Received(exchange.getRequestURI().getPath(), exchange.getRequestHeaders(),
-                            body, arrived, 0));
+                    received.add(received(exchange, body, arrived, 0));
                     // Abandons the exchange: the socket closes with nothing written.
                     exchange.close();
                     throw new IOException("reset on purpose");
@@ -109,11 +110,15 @@ public final class FakeEndpoint implements AutoCloseable {
     }
 
     private void answer(HttpExchange exchange, int status, byte[] body, long arrived) throws IOException {
-        received.add(new Received(exchange.getRequestURI().getPath(), exchange.getRequestHeaders(), body, arrived,
-                status));
+        received.add(received(exchange, body, arrived, status));
         byte[] reply = "{}".getBytes();
         exchange.sendResponseHeaders(status, reply.length);
         exchange.getResponseBody().write(reply);
+    }
+
+    private static Received received(HttpExchange exchange, byte[] body, long arrived, int status) {
+        return new Received(exchange.getRequestMethod(), exchange.getRequestURI().getPath(),
+                exchange.getRequestURI().getRawPath(), exchange.getRequestHeaders(), body, arrived, status);
     }
 
     private static void sleep(long millis) throws InterruptedException {
