@@ -6,6 +6,12 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.gantry.server.agent.AgentSettings;
 import dev.gantry.server.dispatch.DispatchSettings;
+import dev.gantry.queue.QueueSettings;
+import dev.gantry.queue.Queues;
+import dev.gantry.server.http.ExternalUrl;
+import dev.gantry.server.notify.EventOutbox;
+import dev.gantry.server.notify.FakeEndpoint;
+import dev.gantry.server.project.RepositoryPolicy;
 import dev.gantry.server.auth.TokenKind;
 import dev.gantry.server.status.StatusSettings;
 import dev.gantry.testkit.EmbeddedPostgresExtension;
@@ -16,12 +22,17 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.net.URI;
 import java.time.Duration;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
 import javax.xml.parsers.DocumentBuilderFactory;
+import org.jdbi.v3.core.Jdbi;
+import org.jdbi.v3.sqlobject.SqlObjectPlugin;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -62,7 +73,8 @@ class StatusIT {
         DispatchSettings dispatch = DispatchSettings.defaults().withTimings(Duration.ofSeconds(1), Duration.ZERO, 1,
                 Duration.ofSeconds(1), 1_000);
         server = TestServer.start(pg.dataSource(), home, new ServerSettings(0, AgentSettings.defaults()
-                .withPollTimeout(Duration.ofSeconds(1))).withStatus(FAST).withDispatch(dispatch));
+                .withPollTimeout(Duration.ofSeconds(1))).withStatus(FAST).withDispatch(dispatch)
+                .withRepositories(RepositoryPolicy.ANYTHING)); // the failing webhook endpoint is on 127.0.0.1
         anonymous = server.api().anonymous();
     }
 
@@ -133,7 +145,7 @@ class StatusIT {
             JsonNode page = status();
             api = component(page, "api");
             assertThat(page.get("stale_since").asText()).endsWith("Z");
-            assertThat(component(page, "notifications").get("state").asText()).isEqualTo("no_data");
+            assertThat(component(page, "notifications").get("state").asText()).isEqualTo("unknown");
         } finally {
             pg.startServer();
         }
@@ -150,6 +162,40 @@ class StatusIT {
         // The read-only episode's worst state is partial, or major when an evaluation met a session readOnly() ended.
         assertThat(recorded).extracting(i -> i.get("worst_state").asText()).contains("major_outage")
                 .allMatch(state -> state.equals("partial_outage") || state.equals("major_outage"));
+    }
+
+    @Test
+    void a_failing_notification_endpoint_shows_within_a_minute_and_recovers_by_itself() throws Exception {
+        try (FakeEndpoint endpoint = new FakeEndpoint(FakeEndpoint.Mode.FAIL);
+             Queues queues = Queues.start(pg.dataSource(), QueueSettings.defaults())) {
+            RunFixtures runs = new RunFixtures(server.jdbi());
+            UUID workflow = runs.workflow("notified");
+            ApiClient.Answer hook = server.api().post("/api/v2/webhook", """
+                    {"name": "status", "events": ["job-completed"], "url": "%s", "verify-tls": false,
+                     "signing-secret": "s3cret", "scope": {"id": "%s", "type": "project"}}"""
+                    .formatted(endpoint.url("/hook"), runs.projectId));
+            assertThat(hook.status()).as(hook.body()).isEqualTo(201);
+            List<UUID> jobs = new ArrayList<>();
+            for (int i = 0; i < 25; i++) {
+                jobs.add(runs.job(workflow, "notified-" + i).insert());
+            }
+
+            long began = System.nanoTime();
+            // 25 jobs end at once, each a job-completed webhook to an endpoint that answers 500 (reported as the
+            // server's transactions report them; the server delivers).
+            Jdbi reporting = Jdbi.create(pg.dataSource()).installPlugin(new SqlObjectPlugin());
+            EventOutbox.install(reporting, queues, ExternalUrl.configured(URI.create("https://ci.example")));
+            reporting.useTransaction(h -> EventOutbox.jobsCompleted(h, jobs, OffsetDateTime.now(ZoneOffset.UTC)));
+            JsonNode failing = awaitComponent("notifications", row -> OUTAGES.contains(row.get("state").asText()));
+            assertThat(Duration.ofNanos(System.nanoTime() - began)).isLessThan(WITHIN);
+            assertThat(failing.get("reason").asText()).contains("notifications failing");
+            assertThat(endpoint.calls()).isPositive();
+
+            endpoint.mode(FakeEndpoint.Mode.OK);
+            JsonNode recovered = awaitComponent("notifications",
+                    row -> row.get("state").asText().equals("operational"));
+            assertThat(recovered.get("reason").asText()).contains("notifications");
+        }
     }
 
     @Test

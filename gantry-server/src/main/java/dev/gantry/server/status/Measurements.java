@@ -13,7 +13,7 @@ import java.util.Objects;
  * @param intake        triggers and plans
  * @param jobStarts     the waits of job tasks per resource class and pool
  * @param output        requests that write or read job output, summed over every server
- * @param notifications deliveries of notifications; null until issue 33 records them, which shows as "no data yet"
+ * @param notifications the notifications made (webhooks, Slack, e-mail, commit statuses), and those failing
  */
 record Measurements(Instant at, Traffic api, Intake intake, List<JobStarts> jobStarts, Traffic output,
                     Traffic notifications) {

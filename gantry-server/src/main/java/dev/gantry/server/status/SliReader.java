@@ -61,7 +61,12 @@ final class SliReader {
                 refused(triggers.longer()).plus(planned.getOrDefault(LONGER, Count.NONE)),
                 pending.pending(), pending.oldestMs());
 
-        return new Measurements(now, api, intake, jobStarts(dao, at, longest, windows, spans), output, null);
+        Map<String, Count> deliveries = new LinkedHashMap<>();
+        for (StatusDao.DeliveryRow d : dao.deliveries(at, windows, spans)) {
+            deliveries.put(d.window(), new Count(d.deliveries(), d.failing()));
+        }
+        return new Measurements(now, api, intake, jobStarts(dao, at, longest, windows, spans), output,
+                traffic(deliveries));
     }
 
     private List<JobStarts> jobStarts(StatusDao dao, OffsetDateTime at, OffsetDateTime longest, String[] windows,

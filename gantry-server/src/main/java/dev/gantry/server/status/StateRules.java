@@ -101,17 +101,11 @@ final class StateRules {
                 errorRateReason(traffic.recent(), noun, "failed (5xx)", settings.shortWindow()), slis, null);
     }
 
-    /** Notifications: "no data yet" until issue 33 records deliveries, then judged as requests are. */
+    /** Notifications: their deliveries, judged as requests are (a failing delivery is a bad event). */
     static ComponentStatus notifications(Traffic deliveries, StatusSettings settings) {
-        if (deliveries == null) {
-            // TODO(#33): the notifier feeds Measurements.notifications with its deliveries and failures.
-            return new ComponentStatus(ComponentStatus.NOTIFICATIONS, "Notifications",
-                    ComponentStatus.GROUP_NOTIFICATIONS, ComponentState.NO_DATA,
-                    "no data yet: Gantry does not send notifications yet (issue 33)", List.of(), null);
-        }
         return new ComponentStatus(ComponentStatus.NOTIFICATIONS, "Notifications",
                 ComponentStatus.GROUP_NOTIFICATIONS, errorRate(deliveries.recent()),
-                errorRateReason(deliveries.recent(), "deliveries", "failed", settings.shortWindow()),
+                errorRateReason(deliveries.recent(), "notifications", "failing", settings.shortWindow()),
                 errorRates(deliveries, settings), null);
     }
 

@@ -19,6 +19,7 @@ import org.jdbi.v3.sqlobject.statement.SqlUpdate;
 @RegisterConstructorMapper(StatusDao.ExecutorRow.class)
 @RegisterConstructorMapper(StatusDao.WaitRow.class)
 @RegisterConstructorMapper(StatusDao.PipelineRow.class)
+@RegisterConstructorMapper(StatusDao.DeliveryRow.class)
 @RegisterConstructorMapper(StatusDao.PendingRow.class)
 @RegisterConstructorMapper(StatusDao.IncidentRow.class)
 @RegisterConstructorMapper(StatusDao.NoteRow.class)
@@ -34,6 +35,9 @@ interface StatusDao {
     }
 
     record PipelineRow(String window, long created, long internalErrors) {
+    }
+
+    record DeliveryRow(String window, long deliveries, long failing) {
     }
 
     record PendingRow(long pending, long oldestMs) {
@@ -112,6 +116,23 @@ interface StatusDao {
             """)
     List<WaitRow> waits(OffsetDateTime now, OffsetDateTime longest, String[] types, String[] images, String[] pools,
                         String[] windows, long[] spansMs);
+
+    /**
+     * Notifications (webhooks, Slack, e-mail, commit statuses) to deliver, made per window, and how many of them are
+     * failing: not delivered, and either tried and failed or held back by their destination's guard (an open
+     * circuit, a spent retry budget). One in flight for the first time is neither. Counting deliveries rather than
+     * attempts keeps the figure honest while a circuit breaker holds the attempts down.
+     */
+    @SqlQuery("""
+            SELECT w.name AS window, count(d.id) AS deliveries,
+                   count(d.id) FILTER (WHERE d.state <> 'delivered'
+                       AND (d.attempts > 0 OR d.waiting_reason IS NOT NULL)) AS failing
+            FROM unnest(:windows, :spansMs) AS w(name, span_ms)
+            LEFT JOIN gantry.notify_delivery d
+              ON d.created_at > CAST(:now AS timestamptz) - w.span_ms * interval '1 millisecond'
+            GROUP BY w.name
+            """)
+    List<DeliveryRow> deliveries(OffsetDateTime now, String[] windows, long[] spansMs);
 
     /** Pipelines created per window, and how many of them the server failed to plan (an internal error). */
     @SqlQuery("""

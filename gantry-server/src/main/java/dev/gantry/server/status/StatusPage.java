@@ -273,7 +273,7 @@ public final class StatusPage implements AutoCloseable {
     /** The page before the first evaluation: nothing measured yet. */
     private StatusReport notYet(Instant now) {
         Measurements none = new Measurements(now, Measurements.Traffic.NONE, Measurements.Intake.NONE, List.of(),
-                Measurements.Traffic.NONE, null);
+                Measurements.Traffic.NONE, Measurements.Traffic.NONE);
         List<ComponentStatus> rows = new ArrayList<>();
         for (ComponentStatus row : StateRules.components(none, settings, knownClasses)) {
             rows.add(row.state() == ComponentState.NO_DATA ? row

@@ -127,12 +127,11 @@ class StatusRulesTest {
     }
 
     @Test
-    void notifications_show_no_data_yet_rather_than_operational_until_issue_33_feeds_them() {
-        ComponentStatus row = StateRules.notifications(null, SETTINGS);
+    void notifications_are_judged_by_the_share_of_failing_deliveries() {
+        ComponentStatus quiet = StateRules.notifications(Traffic.NONE, SETTINGS);
 
-        assertThat(row.state()).isEqualTo(ComponentState.NO_DATA);
-        assertThat(row.state().label()).isEqualTo("No data yet");
-        assertThat(row.reason()).contains("issue 33");
+        assertThat(quiet.state()).isEqualTo(ComponentState.OPERATIONAL);
+        assertThat(quiet.reason()).isEqualTo("no notifications over the last 5 min");
         assertThat(StateRules.notifications(new Traffic(new Count(100, 30), new Count(100, 30)),
                 SETTINGS).state()).isEqualTo(ComponentState.MAJOR_OUTAGE);
     }
