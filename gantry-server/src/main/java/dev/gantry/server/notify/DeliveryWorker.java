@@ -70,7 +70,7 @@ final class DeliveryWorker implements Worker.Handler {
         Due due = found.get();
         NotifyDao.DueDelivery d = due.delivery();
         Instant windowStart = d.windowStartedAt().toInstant();
-        switch (guard.enter(channel.kind(), due.webhook().host(), d.attempts() > 0)) {
+        switch (guard.enter(channel.kind(), due.webhook().endpoint(), d.attempts() > 0)) {
             case DestinationGuard.Wait wait -> {
                 Optional<Instant> later = retries.within(clock.instant().plus(wait.delay()), windowStart);
                 if (later.isPresent()) {
