@@ -12,8 +12,8 @@ import java.util.random.RandomGenerator;
 
 /**
  * What stands between the delivery workers and each destination (per kind and endpoint,
- * {@link Channel.Destination#endpoint()}, e.g. {@code webhook hooks.example.com (ID)}): a {@link Bulkhead} share of the worker pool, a {@link RetryBudget} (retries at
- * most {@code retryRatio} of first attempts, plus a small burst) and a {@link CircuitBreaker} that lets one probe
+ * {@link Channel.Destination#endpoint()}, e.g. {@code webhook hooks.example.com (ID)}): a {@link Bulkhead} share of
+ * the worker pool, a {@link RetryBudget} (retries at most {@code retryRatio} of first attempts, plus a small burst) and a {@link CircuitBreaker} that lets one probe
  * through once it has been open for {@code openFor}. A send asks {@link #enter} first; when it may not go, the
  * answer says how long the delivery should wait, and waiting spends none of its attempts. A hanging endpoint so
  * holds at most its share of the workers, and a failing one gets about one call per {@code openFor} plus its budget,

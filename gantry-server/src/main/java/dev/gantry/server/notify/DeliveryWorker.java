@@ -132,7 +132,8 @@ final class DeliveryWorker implements Worker.Handler {
 
     private void giveUp(Due due, boolean attempted, String reason) {
         NotifyDao.DueDelivery d = due.delivery();
-        int changed = jdbi.inTransaction(h -> h.attach(NotifyDao.class).dead(d.id(), d.turn(), attempted, reason));
+        int changed = jdbi.inTransaction(h -> h.attach(NotifyDao.class).dead(d.id(), d.turn(), attempted, reason,
+                at(clock.instant())));
         if (changed == 1) {
             LOG.info("Webhook delivery {} to {} is dead: {}", d.id(), due.webhook().url(), reason);
         }
