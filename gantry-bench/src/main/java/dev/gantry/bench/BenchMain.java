@@ -4,6 +4,7 @@ import dev.gantry.bench.chaos.ChaosSuite;
 import dev.gantry.bench.config.ConfigSuite;
 import dev.gantry.bench.e2e.ContainersSuite;
 import dev.gantry.bench.e2e.E2eSuite;
+import dev.gantry.bench.e2e.NotifySuite;
 import dev.gantry.bench.e2e.UiSuite;
 import dev.gantry.bench.queue.QueueSuite;
 import dev.gantry.bench.scheduler.SchedulerSuite;
@@ -30,7 +31,7 @@ public final class BenchMain implements Callable<Integer> {
 
     static {
         for (Suite s : new Suite[] {new ConfigSuite(), new QueueSuite(), new E2eSuite(), new ContainersSuite(),
-                new SchedulerSuite(), new ChaosSuite(), new UiSuite()}) {
+                new SchedulerSuite(), new ChaosSuite(), new UiSuite(), new NotifySuite()}) {
             SUITES.put(s.name(), s);
         }
     }

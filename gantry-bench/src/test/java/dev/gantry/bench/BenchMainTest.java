@@ -44,7 +44,7 @@ class BenchMainTest {
 
         assertThat(main.name).isEqualTo("queue");
         assertThat(main.quick).isTrue();
-        assertThat(BenchMain.SUITES).containsKeys("config", "queue", "e2e", "scheduler", "ui");
+        assertThat(BenchMain.SUITES).containsKeys("config", "queue", "e2e", "scheduler", "ui", "notify");
         assertThat(BenchMain.SUITES.get("queue").name()).isEqualTo("queue");
     }
 

@@ -12,12 +12,22 @@ import java.util.UUID;
  */
 public interface Channel<D extends Channel.Destination> {
 
-    /** A destination as the guard knows it: its id, and the host its calls go to (what the guard keys on). */
+    /** A destination as the guard knows it: its id, and the host its calls go to. */
     interface Destination {
         UUID id();
 
-        /** The host calls to this destination go to: one bulkhead, budget and breaker per kind and host. */
+        /** The host calls to this destination go to, for the delivery log. */
         String host();
+
+        /**
+         * What the {@link DestinationGuard} keys on, with the kind: this one endpoint, not its host. Many endpoints
+         * share a host (every Slack incoming webhook is on hooks.slack.com; a test's fake servers all on 127.0.0.1),
+         * and a guard per host let one failing endpoint open the circuit, and one hanging endpoint fill the bulkhead,
+         * of every other endpoint on it. Names the host and id, never the URL's path, which may hold a secret.
+         */
+        default String endpoint() {
+            return host() + " (" + id() + ")";
+        }
     }
 
     /** The kind of destination, e.g. {@code webhook}: a queue, a guard key and a word in the delivery log. */

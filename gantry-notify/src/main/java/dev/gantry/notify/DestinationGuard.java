@@ -11,9 +11,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.random.RandomGenerator;
 
 /**
- * What stands between the delivery workers and each destination (per kind and endpoint host, e.g.
- * {@code webhook hooks.example.com}): a {@link Bulkhead} share of the worker pool, a {@link RetryBudget} (retries at
- * most {@code retryRatio} of first attempts, plus a small burst) and a {@link CircuitBreaker} that lets one probe
+ * What stands between the delivery workers and each destination (per kind and endpoint,
+ * {@link Channel.Destination#endpoint()}, e.g. {@code webhook hooks.example.com (ID)}): a {@link Bulkhead} share of
+ * the worker pool, a {@link RetryBudget} (retries at most {@code retryRatio} of first attempts, plus a small burst) and a {@link CircuitBreaker} that lets one probe
  * through once it has been open for {@code openFor}. A send asks {@link #enter} first; when it may not go, the
  * answer says how long the delivery should wait, and waiting spends none of its attempts. A hanging endpoint so
  * holds at most its share of the workers, and a failing one gets about one call per {@code openFor} plus its budget,
@@ -59,10 +59,10 @@ public final class DestinationGuard {
     public record Wait(Duration delay, String reason) implements Decision {
     }
 
-    private record Key(String kind, String host) {
+    private record Key(String kind, String endpoint) {
         @Override
         public String toString() {
-            return kind + " " + host;
+            return kind + " " + endpoint;
         }
     }
 
@@ -87,11 +87,11 @@ public final class DestinationGuard {
     }
 
     /**
-     * Whether a send of {@code kind} to {@code host} may go now; {@code retry} when the delivery has failed before
-     * (it then needs the destination's retry budget).
+     * Whether a send of {@code kind} to {@code endpoint} ({@link Channel.Destination#endpoint()}) may go now;
+     * {@code retry} when the delivery has failed before (it then needs the destination's retry budget).
      */
-    public Decision enter(String kind, String host, boolean retry) {
-        Key key = new Key(kind, host.toLowerCase(Locale.ROOT));
+    public Decision enter(String kind, String endpoint, boolean retry) {
+        Key key = new Key(kind, endpoint.toLowerCase(Locale.ROOT));
         Policies policies = destinations.computeIfAbsent(key, k -> new Policies(
                 new RetryBudget(settings.retryRatio(), settings.retryBurst()),
                 new CircuitBreaker(settings.failureThreshold(), settings.openFor(), clock)));
@@ -117,9 +117,9 @@ public final class DestinationGuard {
         return new Go(new Permit(key, policies.breaker()));
     }
 
-    /** The state of the circuit of {@code kind} and {@code host} (closed when it has never been called). */
-    public CircuitBreaker.State circuit(String kind, String host) {
-        Policies policies = destinations.get(new Key(kind, host.toLowerCase(Locale.ROOT)));
+    /** The state of the circuit of {@code kind} and {@code endpoint} (closed when it has never been called). */
+    public CircuitBreaker.State circuit(String kind, String endpoint) {
+        Policies policies = destinations.get(new Key(kind, endpoint.toLowerCase(Locale.ROOT)));
         return policies == null ? CircuitBreaker.State.CLOSED : policies.breaker().state();
     }
 

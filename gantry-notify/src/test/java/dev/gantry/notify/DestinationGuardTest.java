@@ -2,13 +2,16 @@ package dev.gantry.notify;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.gantry.notify.webhook.Webhook;
 import dev.gantry.resilience.CircuitBreaker;
+import java.net.URI;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
+import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
 class DestinationGuardTest {
@@ -79,6 +82,18 @@ class DestinationGuardTest {
             go(guard.enter("webhook", "x.example", false)).close();
         }
         assertThat(guard.circuit("webhook", "x.example")).isEqualTo(CircuitBreaker.State.OPEN);
+    }
+
+    @Test
+    void endpoints_on_one_host_have_guards_of_their_own_so_a_failing_one_does_not_hold_back_the_others() {
+        Webhook failing = new Webhook(UUID.randomUUID(), "f", URI.create("https://hooks.example/a"), true, "k");
+        Webhook healthy = new Webhook(UUID.randomUUID(), "h", URI.create("https://hooks.example/b"), true, "k");
+        for (int i = 0; i < 3; i++) {
+            go(guard.enter("webhook", failing.endpoint(), false)).close();
+        }
+        assertThat(guard.enter("webhook", failing.endpoint(), false)).isInstanceOf(DestinationGuard.Wait.class);
+        assertThat(guard.enter("webhook", healthy.endpoint(), false)).isInstanceOf(DestinationGuard.Go.class);
+        assertThat(failing.endpoint()).contains("hooks.example").doesNotContain("/a");
     }
 
     private static DestinationGuard.Permit go(DestinationGuard.Decision decision) {

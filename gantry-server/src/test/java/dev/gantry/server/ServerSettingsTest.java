@@ -49,13 +49,14 @@ class ServerSettingsTest {
     }
 
     @Test
-    void retention_is_15_days_for_caches_and_workspaces_and_30_for_artifacts_unless_its_variables_say_otherwise() {
+    void retention_is_15_days_for_caches_and_workspaces_and_30_for_artifacts_and_notifications_unless_set() {
         assertThat(ServerSettings.fromEnvironment(Map.of()).retention()).isEqualTo(new RetentionSettings(
-                Duration.ofDays(15), Duration.ofDays(15), Duration.ofDays(30)));
+                Duration.ofDays(15), Duration.ofDays(15), Duration.ofDays(30), Duration.ofDays(30)));
         ServerSettings settings = ServerSettings.fromEnvironment(Map.of("GANTRY_RETENTION_CACHES", "7d",
-                "GANTRY_RETENTION_WORKSPACES", "2d", "GANTRY_RETENTION_ARTIFACTS", "PT36H"));
+                "GANTRY_RETENTION_WORKSPACES", "2d", "GANTRY_RETENTION_ARTIFACTS", "PT36H",
+                "GANTRY_RETENTION_NOTIFICATIONS", "90d"));
         assertThat(settings.retention()).isEqualTo(new RetentionSettings(Duration.ofDays(7), Duration.ofDays(2),
-                Duration.ofHours(36)));
+                Duration.ofHours(36), Duration.ofDays(90)));
     }
 
     @ParameterizedTest

@@ -14,21 +14,21 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Issue 33's isolation, at the notifier: one webhook endpoint answers 500 to everything and one hangs, beside three
  * healthy ones, while {@link #WORKFLOWS} workflows complete; the healthy endpoints' delivery latency (state change
- * committed → request received) is compared with a run where all five are healthy, and the failing endpoint must get
- * at most 1.1 attempts per delivery sent to it. Runs only with {@code -Dgantry.isolation=true} until it passes on 2
- * cores in the time the default run allows (docs/incidents.md has its figures); {@code -Dgantry.isolation.workflows=N}
- * runs a bigger form. Job starts under these faults are not measured here.
+ * committed → request received) is compared with a run where all five are healthy. All five are on 127.0.0.1, as
+ * many real endpoints share a host (hooks.slack.com): each has a guard of its own.
+ * 100 workflows keep the default run near 2 minutes on 2 cores; {@code -Dgantry.isolation.workflows=200} is the issue's
+ * size. Job starts under these faults are measured by {@code bin/gantry bench notify}, with agents.
  */
-@EnabledIfSystemProperty(named = "gantry.isolation", matches = "true")
 class WebhookIsolationIT {
-    static final int WORKFLOWS = Integer.getInteger("gantry.isolation.workflows", 200);
+    static final int WORKFLOWS = Integer.getInteger("gantry.isolation.workflows", 100);
+    /** A baseline p99 of tens to hundreds of ms makes 10 % scheduling noise on 2 cores: this much more is allowed. */
+    static final long ABSOLUTE_MARGIN_MS = 250;
 
     @RegisterExtension
     final EmbeddedPostgresExtension pg = new EmbeddedPostgresExtension(16);
@@ -46,17 +46,23 @@ class WebhookIsolationIT {
     void a_failing_and_a_hanging_endpoint_do_not_slow_the_healthy_ones_and_the_failing_one_is_not_stormed()
             throws Exception {
         try (TestServer server = TestServer.start(pg.dataSource(), home)) {
-            Run baseline = run(server, "calm", false);
-            Run faults = run(server, "stormy", true);
-            System.out.printf("RESULT workflows=%d healthy_p50_ms=%d/%d healthy_p99_ms=%d/%d failing_attempts=%d"
-                            + " failing_deliveries=%d%n", WORKFLOWS, baseline.p(0.5), faults.p(0.5), baseline.p(0.99),
-                    faults.p(0.99), faults.failingCalls(), WORKFLOWS);
+            run(server, "warm-up", false, WORKFLOWS / 4); // so the baseline does not pay for a cold JIT
+            Run baseline = run(server, "calm", false, WORKFLOWS);
+            Run faults = run(server, "stormy", true, WORKFLOWS);
+            double ratio = (double) faults.p(0.99) / Math.max(1, baseline.p(0.99));
+            System.out.printf("RESULT workflows=%d healthy_p50_ms=%d healthy_p50_ms_baseline=%d healthy_p99_ms=%d"
+                            + " healthy_p99_ms_baseline=%d ratio=%.2f failing_attempts=%d failing_deliveries=%d"
+                            + " failing_attempts_per_delivery=%.2f freshness_p99_ms=%d%n", WORKFLOWS, faults.p(0.5),
+                    baseline.p(0.5), faults.p(0.99), baseline.p(0.99), ratio, faults.failingCalls(), WORKFLOWS,
+                    (double) faults.failingCalls() / WORKFLOWS, faults.p(0.99));
+            assertThat(faults.p(0.99)).as("healthy p99 under faults vs. %d ms without, ms", baseline.p(0.99))
+                    .isLessThanOrEqualTo(Math.max((long) (1.1 * baseline.p(0.99)),
+                            baseline.p(0.99) + ABSOLUTE_MARGIN_MS));
             assertThat(faults.p(0.99)).as("freshness under faults, ms").isLessThanOrEqualTo(5_000);
             assertThat(faults.failingCalls()).isLessThanOrEqualTo((int) (1.1 * WORKFLOWS));
         }
     }
-
-    private Run run(TestServer server, String organization, boolean faulty) throws Exception {
+    private Run run(TestServer server, String organization, boolean faulty, int workflows) throws Exception {
         RunFixtures runs = new RunFixtures(server.jdbi(), organization);
         List<FakeEndpoint> healthy = new ArrayList<>();
         FakeEndpoint failing = new FakeEndpoint(faulty ? FakeEndpoint.Mode.FAIL : FakeEndpoint.Mode.OK);
@@ -72,14 +78,14 @@ class WebhookIsolationIT {
                         .formatted(endpoint.url("/"), runs.projectId)).status()).isEqualTo(201);
             }
             Map<String, Long> completedAt = new HashMap<>();
-            for (int i = 0; i < WORKFLOWS; i++) {
+            for (int i = 0; i < workflows; i++) {
                 UUID workflow = runs.workflow("w" + i);
                 assertThat(server.api().post("/api/v2/workflow/" + workflow + "/cancel", "{}").status())
                         .isEqualTo(202);
                 completedAt.put(workflow.toString(), System.nanoTime());
             }
-            await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(200)).until(() ->
-                    healthy.stream().allMatch(e -> e.accepted().size() >= WORKFLOWS));
+            await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).until(() ->
+                    healthy.stream().allMatch(e -> e.accepted().size() >= workflows));
             List<Long> latencies = new ArrayList<>();
             for (FakeEndpoint endpoint : healthy) {
                 for (FakeEndpoint.Received r : endpoint.accepted()) {

@@ -57,9 +57,15 @@ final class GantryRig implements AutoCloseable {
      * ({@code shell} or {@code docker}), and registers the project.
      */
     static GantryRig start(int agents, String executor) throws IOException, InterruptedException {
+        return start(agents, executor, List.of());
+    }
+
+    /** As {@link #start(int, String)}, the server given {@code serverFlags} too (e.g. --allow-private-networks). */
+    static GantryRig start(int agents, String executor, List<String> serverFlags)
+            throws IOException, InterruptedException {
         GantryRig rig = new GantryRig(Files.createTempDirectory("gantry-bench-e2e"));
         try {
-            rig.startServer();
+            rig.startServer(serverFlags);
             for (int i = 1; i <= agents; i++) {
                 rig.startProcess("agent-" + i, List.of("agent", "--server", rig.url().toString(), "--token-file",
                         rig.home.resolve("agent-token").toString(), "--cpu", "1", "--memory", "2", "--name",
@@ -97,13 +103,20 @@ final class GantryRig implements AutoCloseable {
     }
 
     private long workflows(String condition) throws SQLException, IOException {
+        return numbers("SELECT count(*) FROM gantry.workflow WHERE " + condition).getFirst().longValue();
+    }
+
+    /** The first column of {@code sql}'s rows, as numbers: a query of the bench's own, read-only. */
+    List<Double> numbers(String sql) throws SQLException, IOException {
         // The embedded database asks for the password Gantry keeps beside it, also on its TCP port.
         String password = Files.readString(home.resolve("postgres.password")).strip();
         try (Connection c = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + databasePort + "/gantry",
-                "postgres", password); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT count(*) FROM gantry.workflow WHERE " + condition)) {
-            rs.next();
-            return rs.getLong(1);
+                "postgres", password); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+            List<Double> values = new ArrayList<>();
+            while (rs.next()) {
+                values.add(rs.getDouble(1));
+            }
+            return values;
         }
     }
 
@@ -116,9 +129,11 @@ final class GantryRig implements AutoCloseable {
         GantryProcesses.git(repository, "checkout", "-q", "main");
     }
 
-    private void startServer() throws IOException, InterruptedException {
-        Process server = startProcess("server", List.of("server", "--port", Integer.toString(port),
+    private void startServer(List<String> flags) throws IOException, InterruptedException {
+        List<String> arguments = new ArrayList<>(List.of("server", "--port", Integer.toString(port),
                 "--allow-local-repositories"));
+        arguments.addAll(flags);
+        Process server = startProcess("server", arguments);
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
         while (System.nanoTime() < deadline) {
             if (!server.isAlive()) {

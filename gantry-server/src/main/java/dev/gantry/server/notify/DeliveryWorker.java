@@ -83,7 +83,7 @@ final class DeliveryWorker implements Worker.Handler {
         Due due = found.get();
         NotifyDao.DueDelivery d = due.delivery();
         Instant windowStart = d.windowStartedAt().toInstant();
-        switch (guard.enter(due.target().channel().kind(), due.target().destination().host(),
+        switch (guard.enter(due.target().channel().kind(), due.target().destination().endpoint(),
                 d.attempts() > 0)) {
             case DestinationGuard.Wait wait -> {
                 Optional<Instant> later = retries.within(clock.instant().plus(wait.delay()), windowStart);
@@ -146,7 +146,8 @@ final class DeliveryWorker implements Worker.Handler {
 
     private void giveUp(Due due, boolean attempted, String reason) {
         NotifyDao.DueDelivery d = due.delivery();
-        int changed = jdbi.inTransaction(h -> h.attach(NotifyDao.class).dead(d.id(), d.turn(), attempted, reason));
+        int changed = jdbi.inTransaction(h -> h.attach(NotifyDao.class).dead(d.id(), d.turn(), attempted, reason,
+                at(clock.instant())));
         if (changed == 1) {
             LOG.info("Delivery {} to {} is dead: {}", d.id(), due.target().destination(), reason);
         }

@@ -111,8 +111,8 @@ interface NotifyDao {
     /** Delivered, if the turn is still {@code turn}; 1 when it moved. */
     @SqlUpdate("""
             UPDATE gantry.notify_delivery
-            SET state = 'delivered', attempts = attempts + 1, delivered_at = :now, next_attempt_at = NULL,
-                waiting_reason = NULL
+            SET state = 'delivered', attempts = attempts + 1, delivered_at = :now, finished_at = :now,
+                next_attempt_at = NULL, waiting_reason = NULL
             WHERE id = :id AND turn = :turn AND state = 'pending'
             """)
     int delivered(UUID id, int turn, OffsetDateTime now);
@@ -129,20 +129,20 @@ interface NotifyDao {
             """)
     int nextTurn(UUID id, int turn, boolean attempted, OffsetDateTime at, String waitingReason);
 
-    /** Gives the delivery up with {@code reason}; 1 when the turn was still {@code turn}. */
+    /** Gives the delivery up with {@code reason} at {@code now}; 1 when the turn was still {@code turn}. */
     @SqlUpdate("""
             UPDATE gantry.notify_delivery
             SET state = 'dead', attempts = attempts + CASE WHEN :attempted THEN 1 ELSE 0 END, dead_reason = :reason,
-                next_attempt_at = NULL, waiting_reason = NULL
+                finished_at = :now, next_attempt_at = NULL, waiting_reason = NULL
             WHERE id = :id AND turn = :turn AND state = 'pending'
             """)
-    int dead(UUID id, int turn, boolean attempted, String reason);
+    int dead(UUID id, int turn, boolean attempted, String reason, OffsetDateTime now);
 
     /** Starts the delivery over (a manual redeliver): pending, a fresh retry window, its next turn; its new turn. */
     @SqlQuery("""
             UPDATE gantry.notify_delivery
             SET state = 'pending', turn = turn + 1, window_started_at = :now, next_attempt_at = :now,
-                waiting_reason = NULL, dead_reason = NULL, delivered_at = NULL
+                waiting_reason = NULL, dead_reason = NULL, delivered_at = NULL, finished_at = NULL
             WHERE id = :id AND channel = 'webhook' AND destination_id = :webhookId
             RETURNING turn
             """)

@@ -9,7 +9,8 @@ import org.jdbi.v3.sqlobject.statement.SqlUpdate;
 
 /**
  * The index rows of caches, workspace layers and artifacts past their retention, oldest first, and their deletion (a
- * layer's row is only marked: {@code WorkspaceRoutes} tells a job that would attach it that it expired).
+ * layer's row is only marked: {@code WorkspaceRoutes} tells a job that would attach it that it expired); and the
+ * notification log's rows past theirs.
  */
 @RegisterConstructorMapper(RetentionDao.ExpiredCache.class)
 @RegisterConstructorMapper(RetentionDao.ExpiredLayer.class)
@@ -54,4 +55,27 @@ interface RetentionDao {
             WHERE job_id = :jobId AND node_index = :nodeIndex AND path = :path AND created_at < :cutoff
             """)
     int deleteArtifact(UUID jobId, int nodeIndex, String path, OffsetDateTime cutoff);
+
+    /**
+     * Drops up to {@code limit} deliveries that became final before {@code cutoff}, with their attempts (ON DELETE
+     * CASCADE). The outer check sees a redeliver that committed meanwhile (it clears finished_at) and keeps the row.
+     */
+    @SqlUpdate("""
+            DELETE FROM gantry.notify_delivery
+            WHERE id IN (SELECT id FROM gantry.notify_delivery WHERE finished_at < :cutoff
+                         ORDER BY finished_at LIMIT :limit)
+              AND finished_at < :cutoff
+            """)
+    int deleteFinishedDeliveries(OffsetDateTime cutoff, int limit);
+
+    /** Drops up to {@code limit} events older than {@code cutoff} that no delivery refers to any more. */
+    @SqlUpdate("""
+            DELETE FROM gantry.notify_event
+            WHERE id IN (SELECT e.id FROM gantry.notify_event e
+                         WHERE e.happened_at < :cutoff
+                           AND NOT EXISTS (SELECT 1 FROM gantry.notify_delivery d WHERE d.event_id = e.id)
+                         LIMIT :limit)
+              AND NOT EXISTS (SELECT 1 FROM gantry.notify_delivery d WHERE d.event_id = notify_event.id)
+            """)
+    int deleteEventsWithoutDeliveries(OffsetDateTime cutoff, int limit);
 }

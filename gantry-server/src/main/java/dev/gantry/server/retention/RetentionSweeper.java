@@ -44,6 +44,10 @@ public final class RetentionSweeper implements AutoCloseable {
     public record Swept(int caches, long cacheBytes, int layers, long layerBytes, int artifacts, long artifactBytes) {
     }
 
+    /** What one sweep of the notification log deleted; attempts go with their deliveries. */
+    public record NotificationsSwept(int deliveries, int events) {
+    }
+
     private final Jdbi jdbi;
     private final BlobStore blobs;
     private final RetentionSettings settings;
@@ -60,9 +64,9 @@ public final class RetentionSweeper implements AutoCloseable {
     }
 
     public RetentionSweeper start() {
-        LOG.info("Retention: caches {}, workspace layers {}, artifacts {}; swept every {} minutes",
-                format(settings.caches()), format(settings.workspaces()), format(settings.artifacts()),
-                EVERY.toMinutes());
+        LOG.info("Retention: caches {}, workspace layers {}, artifacts {}, notification log {} past final; swept "
+                        + "every {} minutes", format(settings.caches()), format(settings.workspaces()),
+                format(settings.artifacts()), format(settings.notifications()), EVERY.toMinutes());
         timer.scheduleWithFixedDelay(this::sweepLogged, 60_000, EVERY.toMillis(), TimeUnit.MILLISECONDS);
         return this;
     }
@@ -76,6 +80,11 @@ public final class RetentionSweeper implements AutoCloseable {
                         swept.cacheBytes(), format(settings.caches()), swept.layers(), swept.layerBytes(),
                         format(settings.workspaces()), swept.artifacts(), swept.artifactBytes(),
                         format(settings.artifacts()));
+            }
+            NotificationsSwept log = sweepNotifications();
+            if (log.deliveries() > 0 || log.events() > 0) {
+                LOG.info("Retention: deleted {} notification deliveries final for over {} and {} events left without "
+                        + "any", log.deliveries(), format(settings.notifications()), log.events());
             }
         } catch (RuntimeException e) {
             LOG.warn("Deleting old caches, workspace layers and artifacts failed; trying again in {} minutes",
@@ -104,6 +113,30 @@ public final class RetentionSweeper implements AutoCloseable {
         });
         return new Swept(caches.count(), caches.bytes(), layers.count(), layers.bytes(), artifacts.count(),
                 artifacts.bytes());
+    }
+
+    /**
+     * Deletes deliveries that have been delivered or dead for longer than the notification retention (their attempts
+     * with them), then the events none is left for, in batches of {@link #BATCH}. Pending deliveries stay, whatever
+     * their age. Only rows go: a statement per batch, so several sweepers at once delete each row once.
+     */
+    public NotificationsSwept sweepNotifications() {
+        OffsetDateTime cutoff = clock.instant().truncatedTo(ChronoUnit.MICROS).atOffset(ZoneOffset.UTC)
+                .minus(settings.notifications());
+        int deliveries = inStatements(() -> dao(d -> d.deleteFinishedDeliveries(cutoff, BATCH)));
+        int events = inStatements(() -> dao(d -> d.deleteEventsWithoutDeliveries(cutoff, BATCH)));
+        return new NotificationsSwept(deliveries, events);
+    }
+
+    /** Runs {@code delete} until it deletes fewer than a batch; answers how many it deleted in all. */
+    private int inStatements(Supplier<Integer> delete) {
+        int total = 0;
+        int deleted;
+        do {
+            deleted = delete.get();
+            total += deleted;
+        } while (deleted == BATCH && !closing);
+        return total;
     }
 
     private record Tally(int count, long bytes) {
