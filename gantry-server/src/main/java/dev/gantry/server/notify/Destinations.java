@@ -59,10 +59,7 @@ public final class Destinations {
     /** @throws ApiException 404 without such a project, 409 with too many destinations, 400 for a bad spec */
     DestinationDao.DestinationRow create(UUID projectId, String repositoryUrl, Spec spec) {
         return jdbi.inTransaction(h -> {
-            // The project's row lock makes concurrent creates take turns at the count.
-            h.createQuery("SELECT id FROM gantry.project WHERE id = :id FOR UPDATE").bind("id", projectId)
-                    .mapTo(UUID.class).findOne()
-                    .orElseThrow(() -> ApiException.notFound("no project with id " + projectId));
+            Webhooks.lockProject(h, projectId);
             DestinationDao dao = h.attach(DestinationDao.class);
             if (dao.countOf(projectId) >= MAX_PER_PROJECT) {
                 throw ApiException.conflict("the project has " + MAX_PER_PROJECT

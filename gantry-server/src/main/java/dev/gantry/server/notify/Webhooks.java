@@ -57,10 +57,7 @@ public final class Webhooks {
     NotifyDao.WebhookRow create(UUID projectId, Spec spec) {
         checkUrl(spec.url());
         return jdbi.inTransaction(h -> {
-            // The project's row lock makes concurrent creates take turns at the count.
-            h.createQuery("SELECT id FROM gantry.project WHERE id = :id FOR UPDATE").bind("id", projectId)
-                    .mapTo(UUID.class).findOne()
-                    .orElseThrow(() -> ApiException.notFound("no project with id " + projectId));
+            lockProject(h, projectId);
             NotifyDao dao = h.attach(NotifyDao.class);
             if (dao.countOf(projectId) >= MAX_PER_PROJECT) {
                 throw ApiException.conflict("project " + projectId + " has " + MAX_PER_PROJECT
@@ -72,6 +69,18 @@ public final class Webhooks {
                     words(spec.events()), secret.bytes(), secret.dataKeyId(), now());
             return dao.webhook(id).orElseThrow();
         });
+    }
+
+    /**
+     * Locks the project's row for the rest of {@code h}'s transaction, so that concurrent creates of a project's
+     * webhooks or destinations take turns at counting them.
+     *
+     * @throws ApiException 404 without such a project
+     */
+    static void lockProject(Handle h, UUID projectId) {
+        h.createQuery("SELECT id FROM gantry.project WHERE id = :id FOR UPDATE").bind("id", projectId)
+                .mapTo(UUID.class).findOne()
+                .orElseThrow(() -> ApiException.notFound("no project with id " + projectId));
     }
 
     /** Changes what {@code change} gives: a partial spec over the webhook's current one. */
