@@ -90,6 +90,21 @@ class RestartedServerLeasesIT {
                 + "have kept it two leases from then)").isLessThan(LEASE.multipliedBy(2));
     }
 
+    @Test
+    void a_sweep_forgets_servers_silent_for_a_day() throws IOException {
+        first = TestServer.start(pg.dataSource(), homes.resolve("first"), SETTINGS);
+        first.jdbi().useHandle(h -> h.execute("INSERT INTO gantry.lease_sweep (server, swept_at) VALUES "
+                + "('gone-for-two-days', now() - interval '2 days'), ('gone-an-hour', now() - interval '1 hour')"));
+
+        await().atMost(Duration.ofSeconds(5)).until(() -> sweptServers(first).size() == 2);
+        assertThat(sweptServers(first)).contains("gone-an-hour").doesNotContain("gone-for-two-days");
+    }
+
+    private static List<String> sweptServers(TestServer server) {
+        return server.jdbi().withHandle(h -> h.createQuery("SELECT server FROM gantry.lease_sweep")
+                .mapTo(String.class).list());
+    }
+
     /** A home for a second server of the database, with the first's token and master key files. */
     private Path homeSharingTokens(String name) throws IOException {
         Path home = Files.createDirectories(homes.resolve(name));

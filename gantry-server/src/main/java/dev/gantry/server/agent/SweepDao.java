@@ -8,8 +8,12 @@ import org.jdbi.v3.sqlobject.statement.SqlUpdate;
  * database's, so servers whose clocks differ still agree on who swept lately.
  */
 interface SweepDao {
-    /** Marks {@code server}'s sweep as done now. */
+    /**
+     * Marks {@code server}'s sweep as done now, and forgets servers silent for a day (only the last seconds count, and
+     * every server home that ever ran would otherwise keep a row).
+     */
     @SqlUpdate("""
+            WITH forgotten AS (DELETE FROM gantry.lease_sweep WHERE swept_at < now() - interval '1 day')
             INSERT INTO gantry.lease_sweep (server, swept_at) VALUES (:server, now())
             ON CONFLICT (server) DO UPDATE SET swept_at = now()
             """)
