@@ -45,12 +45,12 @@ public final class HttpAgentServer implements AgentServer {
      */
     static final Duration OUTAGE_PATIENCE = Duration.ofMinutes(10);
 
-    /** The least a heartbeat waits for its answer, however short the lease. */
-    static final Duration MIN_HEARTBEAT_TIMEOUT = Duration.ofSeconds(1);
+    /** The least a heartbeat, step report or output call waits for its answer, however short the lease. */
+    static final Duration MIN_QUICK_CALL_TIMEOUT = Duration.ofSeconds(1);
 
     private final HttpCalls calls;
     private volatile Duration pollTimeout = Duration.ofSeconds(25);
-    private volatile Duration heartbeatTimeout = CALL_TIMEOUT;
+    private volatile Duration quickCallTimeout = CALL_TIMEOUT;
 
     /** A client for the server at {@code server} (e.g. {@code http://127.0.0.1:8080}), sending {@code token}. */
     public HttpAgentServer(URI server, String token, RetryPolicy retry) {
@@ -78,7 +78,7 @@ public final class HttpAgentServer implements AgentServer {
             return this;
         }
         HttpAgentServer other = new HttpAgentServer(calls.as(credential));
-        other.heartbeatTimeout = heartbeatTimeout;
+        other.quickCallTimeout = quickCallTimeout;
         return other;
     }
 
@@ -96,7 +96,7 @@ public final class HttpAgentServer implements AgentServer {
         }
         calls.authenticateAs(r.path("credential").asText());
         pollTimeout = registration.pollTimeout();
-        heartbeatTimeout = heartbeatTimeout(registration.leaseTimeout());
+        quickCallTimeout = quickCallTimeout(registration.leaseTimeout());
         calls.capWaits(registration.heartbeatInterval());
         return registration;
     }
@@ -118,21 +118,22 @@ public final class HttpAgentServer implements AgentServer {
     @Override
     public boolean heartbeat(TaskRef task) throws InterruptedException {
         HttpRequest request = builder(task, "/heartbeat").header("Content-Type", "application/json")
-                .POST(BodyPublishers.noBody()).timeout(heartbeatTimeout).build();
+                .POST(BodyPublishers.noBody()).timeout(quickCallTimeout).build();
         return expectJson(quickTaskCall("heartbeat", task, request), 200).path("cancel").asBoolean(false);
     }
 
     /**
-     * How long one heartbeat waits for its answer: a third of the lease (at least {@link #MIN_HEARTBEAT_TIMEOUT}, at
-     * most {@link #CALL_TIMEOUT}). A server that holds the connection without answering (stopped, in a long pause,
-     * behind a half-open connection) must not hold the heartbeat past the lease: the sweeper of another server would
-     * give the running task up as lost. Cut short, the call is sent again on a new connection, which a load balancer
-     * gives to a server that answers, while the lease still runs.
+     * How long one heartbeat, step report or output call waits for its answer: a third of the lease (at least
+     * {@link #MIN_QUICK_CALL_TIMEOUT}, at most {@link #CALL_TIMEOUT}). A server that holds the connection without
+     * answering (stopped, in a long pause, behind a half-open connection) must not hold the heartbeat past the lease:
+     * the sweeper of another server would give the running task up as lost. Nor should it hold a step's end or its
+     * output for 30 s while the job waits. Cut short, the call (each of them is idempotent: a PUT, or an append at an
+     * offset) is sent again on a new connection, which a load balancer gives to a server that answers.
      */
-    static Duration heartbeatTimeout(Duration leaseTimeout) {
+    static Duration quickCallTimeout(Duration leaseTimeout) {
         Duration third = leaseTimeout.dividedBy(3);
-        if (third.compareTo(MIN_HEARTBEAT_TIMEOUT) < 0) {
-            return MIN_HEARTBEAT_TIMEOUT;
+        if (third.compareTo(MIN_QUICK_CALL_TIMEOUT) < 0) {
+            return MIN_QUICK_CALL_TIMEOUT;
         }
         return third.compareTo(CALL_TIMEOUT) > 0 ? CALL_TIMEOUT : third;
     }
@@ -140,7 +141,7 @@ public final class HttpAgentServer implements AgentServer {
     @Override
     public long appendOutput(TaskRef task, long offset, byte[] bytes) throws InterruptedException {
         HttpRequest request = builder(task, "/output?offset=" + offset).header("Content-Type",
-                "application/octet-stream").POST(BodyPublishers.ofByteArray(bytes)).timeout(CALL_TIMEOUT).build();
+                "application/octet-stream").POST(BodyPublishers.ofByteArray(bytes)).timeout(quickCallTimeout).build();
         HttpCalls.Reply reply = calls.send("output", task, request, null);
         if (reply.status() == 409) {
             JsonNode body = reply.json();
@@ -155,7 +156,7 @@ public final class HttpAgentServer implements AgentServer {
     @Override
     public void reportStep(TaskRef task, int stepIndex, StepReport report) throws InterruptedException {
         HttpRequest request = builder(task, "/steps/" + stepIndex).header("Content-Type", "application/json")
-                .PUT(json(stepBody(report))).timeout(CALL_TIMEOUT).build();
+                .PUT(json(stepBody(report))).timeout(quickCallTimeout).build();
         expect(quickTaskCall("step", task, request), 200, 201, 204);
     }
 
