@@ -20,6 +20,8 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 
 /**
  * {@code bench notify}: issue 33's isolation through real agents. A {@link GantryRig} (server and agents as
@@ -27,14 +29,34 @@ import java.util.concurrent.atomic.AtomicInteger;
  * webhook endpoints, once with one of them answering 500 to everything and one hanging. Each endpoint is a receiver on 127.0.0.1 (so the
  * server runs with --allow-private-networks). Measured: the three healthy endpoints' delivery latency (the workflow's
  * {@code stopped_at} in the body → the request's arrival; same machine, same clock), the jobs' start latency (queued
- * → started, from the database), and the calls to the failing endpoint per delivery sent to it. Ends with
+ * → started, from the database), and the calls to the failing endpoint per delivery sent to it. Both measured runs
+ * go on beside a backlog of {@value #QUEUED_BACKLOG} queued jobs that no agent can take (they need
+ * {@code 2xlarge+}), as issue 33 asks freshness to be measured: every claim matches against them. Ends with
  * {@code RESULT healthy_p99_ms=… healthy_p99_ms_baseline=… ratio=… failing_attempts_per_delivery=…
- * freshness_p99_ms=… job_start_p95_ms=… job_start_p95_ms_baseline=…}.
+ * freshness_p99_ms=… job_start_p95_ms=… job_start_p95_ms_baseline=… queued_backlog=…}.
  */
 public final class NotifySuite implements Suite {
     private static final ObjectMapper JSON = new ObjectMapper();
     /** Unfinished pipelines kept triggered: enough to keep the agents busy. */
     private static final int BACKLOG = 40;
+    /** Jobs queued that no agent can take, through the measured runs: 10 pipelines of 100. */
+    private static final int QUEUED_BACKLOG = 1_000;
+    private static final int BACKLOG_JOBS_EACH = 100;
+    /** A workflow of {@value #BACKLOG_JOBS_EACH} jobs that need 20 vCPU; the bench's agents have 1 each. */
+    private static final String BACKLOG_CONFIG = """
+            version: 2.1
+            jobs:
+              big:
+                docker: [{image: cimg/base:2024.01}]
+                resource_class: 2xlarge+
+                parameters: {n: {type: integer}}
+                steps: [{run: "true"}]
+            workflows:
+              backlog:
+                jobs:
+                  - big: {matrix: {parameters: {n: [%s]}}}
+            """.formatted(IntStream.rangeClosed(1, BACKLOG_JOBS_EACH).mapToObj(Integer::toString)
+            .collect(Collectors.joining(", ")));
 
     @Override
     public String name() {
@@ -58,6 +80,7 @@ public final class NotifySuite implements Suite {
             List<String> webhooks = new ArrayList<>();
             // A first, unmeasured run: otherwise the baseline pays for the JIT and cold agents (3x the p99).
             run(rig, projectId, webhooks, pipelines / 4, false, out);
+            long queued = queueBacklog(rig, out);
             Figures baseline = run(rig, projectId, webhooks, pipelines, false, out);
             Figures faults = run(rig, projectId, webhooks, pipelines, true, out);
             double healthyP99 = percentile(faults.healthyMs(), 99);
@@ -71,9 +94,10 @@ public final class NotifySuite implements Suite {
             out.printf(Locale.ROOT, "%-28s %12s %12d%n", "calls to the 500 endpoint", "-", faults.failingCalls());
             out.printf(Locale.ROOT, "RESULT pipelines=%d healthy_p99_ms=%.0f healthy_p99_ms_baseline=%.0f ratio=%.2f "
                             + "failing_attempts_per_delivery=%.2f freshness_p99_ms=%.0f job_start_p95_ms=%.0f "
-                            + "job_start_p95_ms_baseline=%.0f%n", pipelines, healthyP99, baselineP99,
+                            + "job_start_p95_ms_baseline=%.0f queued_backlog=%d%n", pipelines, healthyP99, baselineP99,
                     healthyP99 / Math.max(1, baselineP99), (double) faults.failingCalls() / pipelines, healthyP99,
-                    percentile(faults.jobStartMs(), 95), percentile(baseline.jobStartMs(), 95));
+                    percentile(faults.jobStartMs(), 95), percentile(baseline.jobStartMs(), 95),
+                    Math.min(queued, queuedJobs(rig)));
             return 0;
         }
     }
@@ -133,6 +157,33 @@ public final class NotifySuite implements Suite {
         } finally {
             all.forEach(Receiver::close);
         }
+    }
+
+    /** Triggers the pipelines of the queued backlog and waits until their jobs are queued; answers how many are. */
+    private static long queueBacklog(GantryRig rig, PrintStream out) throws Exception {
+        rig.branch("backlog", BACKLOG_CONFIG);
+        for (int i = 0; i < QUEUED_BACKLOG / BACKLOG_JOBS_EACH; i++) {
+            GantryClient.Answer answer = rig.client().post("/api/v2/project/" + GantryRig.SLUG + "/pipeline",
+                    Map.of("branch", "backlog"));
+            if (!answer.ok()) {
+                throw new IllegalStateException("trigger on backlog: " + answer.message());
+            }
+        }
+        long began = System.nanoTime();
+        long queued;
+        while ((queued = queuedJobs(rig)) < QUEUED_BACKLOG) {
+            if (System.nanoTime() - began > 300e9) {
+                throw new IllegalStateException("only " + queued + " backlog jobs were queued in 5 min");
+            }
+            Thread.sleep(200);
+        }
+        out.printf(Locale.ROOT, "backlog: %d jobs queued that no agent can take, in %.0f s%n", queued,
+                (System.nanoTime() - began) / 1e9);
+        return queued;
+    }
+
+    private static long queuedJobs(GantryRig rig) throws Exception {
+        return rig.numbers("SELECT count(*) FROM gantry.job WHERE status = 'queued'").getFirst().longValue();
     }
 
     /** Triggers {@code count} pipelines, at most {@link #BACKLOG} unfinished at once, and waits until all ended. */
