@@ -45,7 +45,10 @@ class FaultsIT {
     @BeforeEach
     void start() {
         pool = TestPools.failingFast(pg.url(), "faults", 16);
-        queues = Queues.start(pool, settings());
+        // The pool gives up a borrow after 0.5 s, which the migration can take to get its connections on a loaded
+        // machine, just after the last test restarted the server: the faults under test come after the start.
+        queues = await().atMost(Duration.ofSeconds(30)).ignoreException(QueueUnavailableException.class)
+                .until(() -> Queues.start(pool, settings()), started -> true);
         CompletionAudit.install(pool);
         pg.truncate("gantry_queue.message", "gantry_queue.queue", "public.completion_audit");
     }
