@@ -9,6 +9,7 @@ import dev.gantry.server.dispatch.DispatchSettings;
 import dev.gantry.queue.QueueSettings;
 import dev.gantry.queue.Queues;
 import dev.gantry.server.http.ExternalUrl;
+import dev.gantry.server.notify.DeliveryQueue;
 import dev.gantry.server.notify.EventOutbox;
 import dev.gantry.server.notify.FakeEndpoint;
 import dev.gantry.server.project.RepositoryPolicy;
@@ -184,7 +185,7 @@ class StatusIT {
             // 25 jobs end at once, each a job-completed webhook to an endpoint that answers 500 (reported as the
             // server's transactions report them; the server delivers).
             Jdbi reporting = Jdbi.create(pg.dataSource()).installPlugin(new SqlObjectPlugin());
-            EventOutbox.install(reporting, queues, ExternalUrl.configured(URI.create("https://ci.example")));
+            EventOutbox.install(reporting, DeliveryQueue.onMain(queues), ExternalUrl.configured(URI.create("https://ci.example")));
             reporting.useTransaction(h -> EventOutbox.jobsCompleted(h, jobs, OffsetDateTime.now(ZoneOffset.UTC)));
             JsonNode failing = awaitComponent("notifications", row -> OUTAGES.contains(row.get("state").asText()));
             assertThat(Duration.ofNanos(System.nanoTime() - began)).isLessThan(WITHIN);
