@@ -200,6 +200,31 @@ class StatusIT {
     }
 
     @Test
+    void deliveries_no_worker_takes_are_late_and_show_as_failing() {
+        // Due two minutes ago, never tried, no guard holding them: what deliveries on a stopped queue shard look like
+        // (25, as a window of fewer than 20 is not judged).
+        RunFixtures runs = new RunFixtures(server.jdbi());
+        UUID event = UUID.randomUUID();
+        server.jdbi().useHandle(h -> {
+            h.execute("""
+                    INSERT INTO gantry.notify_event (id, type, subject_id, project_id, happened_at, snapshot)
+                    VALUES (?, 'job-completed', ?, ?, now(), '{}')""", event, UUID.randomUUID(), runs.projectId);
+            h.execute("""
+                    INSERT INTO gantry.notify_delivery (id, channel, destination_id, event_id, state,
+                                                        window_started_at, next_attempt_at, created_at)
+                    SELECT gen_random_uuid(), 'webhook', gen_random_uuid(), ?, 'pending', now(),
+                           now() - interval '2 minutes', now()
+                    FROM generate_series(1, 25)""", event);
+        });
+
+        JsonNode late = awaitComponent("notifications", row -> OUTAGES.contains(row.get("state").asText()));
+        assertThat(late.get("reason").asText()).contains("notifications failing");
+        // Gone again, so that the next test's notifications start from an operational row.
+        server.jdbi().useHandle(h -> h.execute("DELETE FROM gantry.notify_delivery WHERE event_id = ?", event));
+        awaitComponent("notifications", row -> row.get("state").asText().equals("operational"));
+    }
+
+    @Test
     void an_incident_keeps_its_history_and_an_admin_note_in_json_and_atom_and_cannot_be_hidden() throws Exception {
         UUID[] jobs = queueJobs("xlarge", 8, 16384, 1);
         JsonNode open = awaitIncident("job-starts/xlarge", true);
