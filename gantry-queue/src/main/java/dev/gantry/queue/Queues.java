@@ -136,6 +136,11 @@ public final class Queues implements AutoCloseable {
         });
     }
 
+    /** As {@link #enqueueAll(Handle, List)}, in a transaction of its own: all of them or none. */
+    public List<Enqueued> enqueueAll(List<NewMessage> messages) {
+        return transaction("enqueue", h -> enqueueAll(h, messages));
+    }
+
     private List<Enqueued> insertUnkeyed(Handle h, List<NewMessage> batch) {
         Instant now = settings.clock().instant();
         int n = batch.size();

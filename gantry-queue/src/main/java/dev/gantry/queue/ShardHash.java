@@ -15,7 +15,7 @@ import java.util.zip.CRC32;
  * shards is fixed per deployment for now: changing it moves keys. Jump hashing keeps that move small for the day it
  * is needed: going from n to n + 1 shards moves only about 1/(n + 1) of the keys, all of them to the new shard.
  */
-final class ShardHash {
+public final class ShardHash {
     // The 64-bit linear congruential generator of the paper.
     private static final long LCG_MULTIPLIER = 2862933555777941757L;
 
@@ -23,7 +23,7 @@ final class ShardHash {
     }
 
     /** The shard of {@code key} among {@code shards}, in {@code [0, shards)}. */
-    static int shardOf(String key, int shards) {
+    public static int shardOf(String key, int shards) {
         if (key == null) {
             throw new IllegalArgumentException("a routing key must not be null");
         }

@@ -1,5 +1,7 @@
 package dev.gantry.queue;
 
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Metrics;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -53,11 +55,22 @@ public final class Shards implements AutoCloseable {
      *                                   with all its shards, since routing needs every one of them to exist
      */
     public static Shards start(List<? extends DataSource> dataSources, QueueSettings settings) {
+        return start(dataSources, settings, shard -> Metrics.globalRegistry);
+    }
+
+    /**
+     * As {@link #start(List, QueueSettings)}, with each shard's meters in a registry of its own, {@code registryOfShard}
+     * of its index: the meters of every shard have the same names and tags, so one registry would keep only the first
+     * shard's.
+     */
+    public static Shards start(List<? extends DataSource> dataSources, QueueSettings settings,
+                               IntFunction<MeterRegistry> registryOfShard) {
         List<Queues> started = new ArrayList<>(dataSources.size());
         try {
             for (int i = 0; i < dataSources.size(); i++) {
                 int shard = i;
-                started.add(onShard(shard, () -> Queues.start(dataSources.get(shard), settings)));
+                started.add(onShard(shard, () -> Queues.start(dataSources.get(shard), settings,
+                        registryOfShard.apply(shard))));
             }
         } catch (RuntimeException e) {
             started.forEach(Queues::close);

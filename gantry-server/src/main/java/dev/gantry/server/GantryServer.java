@@ -130,6 +130,8 @@ public final class GantryServer implements AutoCloseable {
      * third of it, so a slow database may hold a heartbeat for over 6 s before a message it is handling is lost.
      */
     public static final Duration QUEUE_LEASE = Duration.ofSeconds(10);
+    /** The settings of the main database's queue and of the queue shards. */
+    private static final QueueSettings QUEUE_SETTINGS = QueueSettings.defaults().withLease(QUEUE_LEASE);
     /** The longest one statement of the agent protocol may run on the agents' own pool. */
     static final Duration AGENT_STATEMENT_TIMEOUT = Duration.ofSeconds(15);
     /** The master key file under {@code $GANTRY_HOME} unless {@code GANTRY_MASTER_KEY_FILE} names another. */
@@ -260,6 +262,19 @@ public final class GantryServer implements AutoCloseable {
             metrics.close();
             throw failure;
         }
+        // Notification deliveries on databases of their own, when configured (docs/queue.md, "Shards").
+        QueueShards queueShards = null;
+        if (!settings.queueShards().isEmpty()) {
+            try {
+                queueShards = QueueShards.start(settings.queueShards(),
+                        owned == null ? DatabaseSettings.defaults() : owned.settings(), QUEUE_SETTINGS, metrics);
+            } catch (RuntimeException failure) {
+                queues.close();
+                metrics.close();
+                throw failure;
+            }
+        }
+        Shards deliveryShards = queueShards == null ? null : queueShards.shards();
         // Job output, caches, workspaces and artifacts: under $GANTRY_HOME, or shared by the servers of the database
         // (docs/storage.md).
         Storage storage;
@@ -267,6 +282,9 @@ public final class GantryServer implements AutoCloseable {
             storage = Storage.open(settings.blobStore(), home);
         } catch (IOException e) {
             queues.close();
+            if (queueShards != null) {
+                queueShards.close();
+            }
             metrics.close();
             throw new ServerStartException("Cannot start: " + e.getMessage(), e);
         }
@@ -302,11 +320,11 @@ public final class GantryServer implements AutoCloseable {
         List<AutoCloseable> queueLoops = new ArrayList<>();
         try {
             queueLoops.add(dispatch.start(metrics.registry()));
-            releaseWhatTheLastRunHeld(queues, instance);
+            releaseWhatTheLastRunHeld(queues, deliveryShards, instance);
             // Before anything that ends jobs or workflows runs: their transactions report to it from the start.
             Notifier notifier = Notifier.start(settings.notifications(),
-                    new AddressRule(settings.repositories().privateNetworks()), jdbi, queues, secretBox, externalUrl,
-                    instance, clock, agentJdbi);
+                    new AddressRule(settings.repositories().privateNetworks()), jdbi, queues, deliveryShards,
+                    secretBox, externalUrl, instance, clock, agentJdbi);
             queueLoops.add(notifier);
             queueLoops.add(WorkflowAdvancer.start(queues, new WorkflowAdvancer(jdbi, clock, tasksQueued), instance,
                     dispatch.claims(DispatchGate.ADVANCES)));
@@ -368,6 +386,11 @@ public final class GantryServer implements AutoCloseable {
                 autoscaling.start(fleet, ServerSettings.localUrl(settings.host(), httpPort(http)));
             }
             queueLoops.add(queueMaintenance); // last: it keeps the queue healthy while the workers stop
+            if (queueShards != null) {
+                // The shards' maintenance, then the shards themselves: nothing of the main queue depends on them.
+                queueLoops.add(deliveryShards.startMaintenance(QUEUE_MAINTENANCE_EVERY));
+                queueLoops.add(queueShards);
+            }
             GantryServer server = new GantryServer(settings.host(), http, api.routes(), queues, List.copyOf(queueLoops),
                     owned, agentDataSource == dataSource ? null : (AutoCloseable) agentDataSource, tokens, agents,
                     results, metrics, storage);
@@ -377,6 +400,9 @@ public final class GantryServer implements AutoCloseable {
             agents.close();
             results.close();
             queueLoops.add(queueMaintenance);
+            if (queueShards != null) {
+                queueLoops.add(queueShards);
+            }
             closeQuietly(queueLoops);
             queues.close();
             storage.close();
@@ -391,10 +417,18 @@ public final class GantryServer implements AutoCloseable {
                 ? pool.getHikariPoolMXBean().getThreadsAwaitingConnection() : 0;
     }
 
-    /** A server killed mid-work left messages leased to its workers; nobody works on them now. */
-    private static void releaseWhatTheLastRunHeld(Queues queues, String instance) {
+    /**
+     * A server killed mid-work left messages leased to its workers; nobody works on them now. With queue shards, the
+     * notifier's are on the shards.
+     */
+    private static void releaseWhatTheLastRunHeld(Queues queues, Shards deliveryShards, String instance) {
         int released = queues.releaseHeldBy(List.of(WorkflowAdvancer.workerName(instance),
                 PlanBuilder.workerName(instance), Notifier.workerName(instance)));
+        if (deliveryShards != null) {
+            for (Queues shard : deliveryShards.all()) {
+                released += shard.releaseHeldBy(List.of(Notifier.workerName(instance)));
+            }
+        }
         if (released > 0) {
             LOG.info("Released {} queue messages the previous run of this server held", released);
         }
@@ -402,7 +436,7 @@ public final class GantryServer implements AutoCloseable {
 
     private static Queues startQueues(DataSource dataSource, MeterRegistry metrics) {
         try {
-            return Queues.start(dataSource, QueueSettings.defaults().withLease(QUEUE_LEASE), metrics);
+            return Queues.start(dataSource, QUEUE_SETTINGS, metrics);
         } catch (RuntimeException e) {
             throw new ServerStartException("Cannot start the durable queue: " + e.getMessage(), e);
         }

@@ -1,5 +1,7 @@
 package dev.gantry.server;
 
+import dev.gantry.db.DatabaseUrl;
+import dev.gantry.db.InvalidSettingException;
 import dev.gantry.server.admission.AdmissionSettings;
 import dev.gantry.server.agent.AgentSettings;
 import dev.gantry.server.dispatch.DispatchSettings;
@@ -11,6 +13,9 @@ import dev.gantry.server.status.StatusSettings;
 import dev.gantry.server.storage.S3Settings;
 import java.net.URI;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
@@ -56,12 +61,15 @@ import java.util.regex.Pattern;
  *                      ({@code GANTRY_RATE_LIMIT_…}, {@code GANTRY_SHED_…}, see {@link AdmissionSettings})
  * @param notifications how webhooks are delivered: timeouts, the guard per destination, the retry window
  *                      ({@code GANTRY_NOTIFY_…}, see {@link NotifySettings})
+ * @param queueShards   the PostgreSQL databases notification deliveries are queued on, by project
+ *                      ({@code GANTRY_QUEUE_SHARDS}, comma-separated URLs in {@code GANTRY_DATABASE_URL}'s syntax;
+ *                      docs/queue.md "Shards"); empty, the default, to queue them on the main database
  */
 public record ServerSettings(String host, int port, AgentSettings agent, RetentionSettings retention,
                              URI orbRegistry, TlsSettings tls, Path masterKeyFile, RepositoryPolicy repositories,
                              URI externalUrl, int maxPipelineJobs, S3Settings blobStore,
                              StatusSettings status, DispatchSettings dispatch, AdmissionSettings admission,
-                             NotifySettings notifications) {
+                             NotifySettings notifications, List<DatabaseUrl> queueShards) {
     /** The environment variable {@link #orbRegistry()} is read from. */
     public static final String ORB_REGISTRY_VARIABLE = "GANTRY_ORB_REGISTRY";
     /** The environment variable {@link #host()} is read from. */
@@ -86,6 +94,10 @@ public record ServerSettings(String host, int port, AgentSettings agent, Retenti
         Objects.requireNonNull(dispatch, "dispatch");
         Objects.requireNonNull(admission, "admission");
         Objects.requireNonNull(notifications, "notifications");
+        queueShards = List.copyOf(queueShards);
+        if (!distinct(queueShards)) {
+            throw new IllegalArgumentException("the queue shards " + QUEUE_SHARDS_RULE + ", got " + queueShards);
+        }
         if (host == null || !HOST_PATTERN.matcher(host).matches()) {
             throw new IllegalArgumentException("host " + HOST_RULE + ", got " + host);
         }
@@ -103,6 +115,12 @@ public record ServerSettings(String host, int port, AgentSettings agent, Retenti
                     + maxPipelineJobs);
         }
     }
+
+    /** The environment variable {@link #queueShards()} is read from. */
+    public static final String QUEUE_SHARDS_VARIABLE = "GANTRY_QUEUE_SHARDS";
+    /** The rule the queue shards follow, as error messages state it. */
+    public static final String QUEUE_SHARDS_RULE = "must be distinct PostgreSQL URLs, comma-separated, each in "
+            + "GANTRY_DATABASE_URL's syntax";
 
     /** The environment variable {@link #externalUrl()} is read from. */
     public static final String EXTERNAL_URL_VARIABLE = "GANTRY_EXTERNAL_URL";
@@ -136,7 +154,7 @@ public record ServerSettings(String host, int port, AgentSettings agent, Retenti
     public ServerSettings(int port, AgentSettings agent) {
         this(HOST, port, agent, RetentionSettings.defaults(), null, null, null, RepositoryPolicy.PUBLIC_ONLY, null,
                 DEFAULT_MAX_PIPELINE_JOBS, null, StatusSettings.defaults(), DispatchSettings.defaults(),
-                AdmissionSettings.defaults(), NotifySettings.defaults());
+                AdmissionSettings.defaults(), NotifySettings.defaults(), List.of());
     }
 
     /** {@code port} and the agent settings' defaults. */
@@ -165,7 +183,39 @@ public record ServerSettings(String host, int port, AgentSettings agent, Retenti
                 externalUrlFromEnvironment(environment), maxPipelineJobsFromEnvironment(environment),
                 S3Settings.fromEnvironment(environment), StatusSettings.fromEnvironment(environment),
                 DispatchSettings.fromEnvironment(environment), AdmissionSettings.fromEnvironment(environment),
-                NotifySettings.fromEnvironment(environment));
+                NotifySettings.fromEnvironment(environment), queueShardsFromEnvironment(environment));
+    }
+
+    private static List<DatabaseUrl> queueShardsFromEnvironment(Map<String, String> environment) {
+        String text = environment.get(QUEUE_SHARDS_VARIABLE);
+        if (text == null) {
+            return List.of();
+        }
+        if (text.isBlank()) {
+            throw new InvalidServerSettingException(QUEUE_SHARDS_VARIABLE + " is set but empty; unset it to queue "
+                    + "notifications on the main database");
+        }
+        String[] urls = text.split(",", -1);
+        List<DatabaseUrl> shards = new ArrayList<>(urls.length);
+        for (int i = 0; i < urls.length; i++) {
+            try {
+                shards.add(DatabaseUrl.parse(urls[i].strip()));
+            } catch (InvalidSettingException e) {
+                // The parser's message names GANTRY_DATABASE_URL, whose syntax applies; it never holds the password.
+                throw new InvalidServerSettingException(QUEUE_SHARDS_VARIABLE + " " + QUEUE_SHARDS_RULE + "; URL "
+                        + (i + 1) + ": " + e.getMessage());
+            }
+        }
+        if (!distinct(shards)) {
+            throw new InvalidServerSettingException(QUEUE_SHARDS_VARIABLE + " " + QUEUE_SHARDS_RULE
+                    + "; a database is named twice");
+        }
+        return shards;
+    }
+
+    /** No database twice: two shards on one database would be one queue that both route to. */
+    private static boolean distinct(List<DatabaseUrl> shards) {
+        return new HashSet<>(shards.stream().map(DatabaseUrl::jdbcUrl).toList()).size() == shards.size();
     }
 
     private static URI externalUrlFromEnvironment(Map<String, String> environment) {
@@ -286,63 +336,63 @@ public record ServerSettings(String host, int port, AgentSettings agent, Retenti
     public ServerSettings withHost(String host) {
         return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories,
                 externalUrl, maxPipelineJobs, blobStore, status, dispatch, admission,
-                notifications);
+                notifications, queueShards);
     }
 
     /** These settings with another port. */
     public ServerSettings withPort(int port) {
         return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories,
                 externalUrl, maxPipelineJobs, blobStore, status, dispatch, admission,
-                notifications);
+                notifications, queueShards);
     }
 
     /** These settings with other agent timings. */
     public ServerSettings withAgent(AgentSettings agent) {
         return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories,
                 externalUrl, maxPipelineJobs, blobStore, status, dispatch, admission,
-                notifications);
+                notifications, queueShards);
     }
 
     /** These settings with another orb registry, or null for none. */
     public ServerSettings withOrbRegistry(URI orbRegistry) {
         return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories,
                 externalUrl, maxPipelineJobs, blobStore, status, dispatch, admission,
-                notifications);
+                notifications, queueShards);
     }
 
     /** These settings with other retention periods. */
     public ServerSettings withRetention(RetentionSettings retention) {
         return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories,
                 externalUrl, maxPipelineJobs, blobStore, status, dispatch, admission,
-                notifications);
+                notifications, queueShards);
     }
 
     /** These settings with another repository policy. */
     public ServerSettings withRepositories(RepositoryPolicy repositories) {
         return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories,
                 externalUrl, maxPipelineJobs, blobStore, status, dispatch, admission,
-                notifications);
+                notifications, queueShards);
     }
 
     /** These settings with HTTPS on {@code tls}'s port, or null for HTTP only. */
     public ServerSettings withTls(TlsSettings tls) {
         return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories,
                 externalUrl, maxPipelineJobs, blobStore, status, dispatch, admission,
-                notifications);
+                notifications, queueShards);
     }
 
     /** These settings with another external URL, or null for where the server listens. */
     public ServerSettings withExternalUrl(URI externalUrl) {
         return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories,
                 externalUrl, maxPipelineJobs, blobStore, status, dispatch, admission,
-                notifications);
+                notifications, queueShards);
     }
 
     /** These settings with another most jobs of a pipeline. */
     public ServerSettings withMaxPipelineJobs(int maxPipelineJobs) {
         return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories,
                 externalUrl, maxPipelineJobs, blobStore, status, dispatch, admission,
-                notifications);
+                notifications, queueShards);
     }
 
     /**
@@ -352,34 +402,40 @@ public record ServerSettings(String host, int port, AgentSettings agent, Retenti
     public ServerSettings withBlobStore(S3Settings blobStore) {
         return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories,
                 externalUrl, maxPipelineJobs, blobStore, status, dispatch, admission,
-                notifications);
+                notifications, queueShards);
     }
 
     /** These settings with the status page measuring as {@code status} says. */
     public ServerSettings withStatus(StatusSettings status) {
         return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories,
                 externalUrl, maxPipelineJobs, blobStore, status, dispatch, admission,
-                notifications);
+                notifications, queueShards);
     }
 
     /** These settings with dispatch pausing and ramping as {@code dispatch} says. */
     public ServerSettings withDispatch(DispatchSettings dispatch) {
         return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories,
                 externalUrl, maxPipelineJobs, blobStore, status, dispatch, admission,
-                notifications);
+                notifications, queueShards);
     }
 
     /** These settings with the API's admission control as {@code admission} says. */
     public ServerSettings withAdmission(AdmissionSettings admission) {
         return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories,
                 externalUrl, maxPipelineJobs, blobStore, status, dispatch, admission,
-                notifications);
+                notifications, queueShards);
     }
 
     /** These settings delivering notifications as {@code notifications} says. */
     public ServerSettings withNotifications(NotifySettings notifications) {
         return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories,
-                externalUrl, maxPipelineJobs, blobStore, status, dispatch, admission, notifications);
+                externalUrl, maxPipelineJobs, blobStore, status, dispatch, admission, notifications, queueShards);
+    }
+
+    /** These settings queueing notification deliveries on {@code queueShards} (empty: on the main database). */
+    public ServerSettings withQueueShards(List<DatabaseUrl> queueShards) {
+        return new ServerSettings(host, port, agent, retention, orbRegistry, tls, masterKeyFile, repositories,
+                externalUrl, maxPipelineJobs, blobStore, status, dispatch, admission, notifications, queueShards);
     }
 
     /** True when {@code host} follows {@link #HOST_RULE} (as far as its characters tell). */

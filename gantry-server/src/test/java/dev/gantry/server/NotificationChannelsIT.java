@@ -12,6 +12,7 @@ import dev.gantry.queue.QueueSettings;
 import dev.gantry.queue.Queues;
 import dev.gantry.server.http.ExternalUrl;
 import dev.gantry.server.http.Json;
+import dev.gantry.server.notify.DeliveryQueue;
 import dev.gantry.server.notify.EventOutbox;
 import dev.gantry.server.notify.FakeEndpoint;
 import dev.gantry.testkit.EmbeddedPostgresExtension;
@@ -65,7 +66,7 @@ class NotificationChannelsIT {
         runs = new RunFixtures(server.jdbi());
         queues = Queues.start(pg.dataSource(), QueueSettings.defaults());
         reporting = Jdbi.create(pg.dataSource()).installPlugin(new SqlObjectPlugin());
-        EventOutbox.install(reporting, queues, ExternalUrl.configured(URI.create("https://ci.example")));
+        EventOutbox.install(reporting, DeliveryQueue.onMain(queues), ExternalUrl.configured(URI.create("https://ci.example")));
         server.jdbi().useHandle(h -> h.execute("UPDATE gantry.project SET vcs_url = ? WHERE id = ?",
                 forge.url("/acme/app.git").toString(), runs.projectId));
     }

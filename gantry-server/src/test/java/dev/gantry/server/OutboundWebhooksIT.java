@@ -11,6 +11,7 @@ import dev.gantry.queue.Queues;
 import dev.gantry.resilience.Backoff;
 import dev.gantry.server.http.ExternalUrl;
 import dev.gantry.server.http.Json;
+import dev.gantry.server.notify.DeliveryQueue;
 import dev.gantry.server.notify.EventOutbox;
 import dev.gantry.server.notify.FakeEndpoint;
 import dev.gantry.server.notify.NotifySettings;
@@ -137,7 +138,7 @@ class OutboundWebhooksIT {
         UUID workflow = runs.workflow("build");
         Jdbi reporting = Jdbi.create(pg.dataSource()).installPlugin(new SqlObjectPlugin());
         try (Queues queues = Queues.start(pg.dataSource(), QueueSettings.defaults())) {
-            EventOutbox.install(reporting, queues, ExternalUrl.configured(URI.create("https://ci.example")));
+            EventOutbox.install(reporting, DeliveryQueue.onMain(queues), ExternalUrl.configured(URI.create("https://ci.example")));
             server.close(); // the events are reported while no server delivers
             OffsetDateTime now = OffsetDateTime.now(ZoneOffset.UTC);
             try {

@@ -3,6 +3,7 @@ package dev.gantry.server;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.gantry.db.DatabaseUrl;
 import dev.gantry.server.agent.AgentSettings;
 import dev.gantry.server.retention.RetentionSettings;
 import java.nio.file.Path;
@@ -68,6 +69,29 @@ class ServerSettingsTest {
                         + value + "'");
         assertThatThrownBy(() -> ServerSettings.fromEnvironment(Map.of("GANTRY_RETENTION_CACHES", "")))
                 .hasMessage("GANTRY_RETENTION_CACHES is set but empty; unset it to use the default 15d");
+    }
+
+    @Test
+    void gantry_queue_shards_lists_databases_in_routing_order_and_none_means_the_main_database() {
+        assertThat(ServerSettings.fromEnvironment(Map.of()).queueShards()).isEmpty();
+        ServerSettings settings = ServerSettings.fromEnvironment(Map.of("GANTRY_QUEUE_SHARDS",
+                "postgres://gantry:secret@shard-a:5432/gantry, jdbc:postgresql://shard-b:5433/gantry"));
+        assertThat(settings.queueShards()).extracting(DatabaseUrl::jdbcUrl).containsExactly(
+                "jdbc:postgresql://shard-a:5432/gantry", "jdbc:postgresql://shard-b:5433/gantry");
+    }
+
+    @Test
+    void a_queue_shard_url_that_is_malformed_empty_or_named_twice_is_an_error_without_the_password() {
+        assertThatThrownBy(() -> ServerSettings.fromEnvironment(Map.of("GANTRY_QUEUE_SHARDS",
+                "postgres://gantry:secret@shard-a/gantry,mysql://gantry:secret@shard-b/gantry")))
+                .isInstanceOf(InvalidServerSettingException.class)
+                .hasMessageStartingWith("GANTRY_QUEUE_SHARDS must be distinct PostgreSQL URLs")
+                .hasMessageContaining("URL 2:").hasMessageNotContaining("secret");
+        assertThatThrownBy(() -> ServerSettings.fromEnvironment(Map.of("GANTRY_QUEUE_SHARDS", " ")))
+                .isInstanceOf(InvalidServerSettingException.class).hasMessageContaining("empty");
+        assertThatThrownBy(() -> ServerSettings.fromEnvironment(Map.of("GANTRY_QUEUE_SHARDS",
+                "jdbc:postgresql://shard-a/gantry,jdbc:postgresql://shard-a/gantry")))
+                .isInstanceOf(InvalidServerSettingException.class).hasMessageContaining("named twice");
     }
 
     @Test

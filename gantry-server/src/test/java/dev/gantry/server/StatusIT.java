@@ -9,6 +9,7 @@ import dev.gantry.server.dispatch.DispatchSettings;
 import dev.gantry.queue.QueueSettings;
 import dev.gantry.queue.Queues;
 import dev.gantry.server.http.ExternalUrl;
+import dev.gantry.server.notify.DeliveryQueue;
 import dev.gantry.server.notify.EventOutbox;
 import dev.gantry.server.notify.FakeEndpoint;
 import dev.gantry.server.project.RepositoryPolicy;
@@ -184,7 +185,7 @@ class StatusIT {
             // 25 jobs end at once, each a job-completed webhook to an endpoint that answers 500 (reported as the
             // server's transactions report them; the server delivers).
             Jdbi reporting = Jdbi.create(pg.dataSource()).installPlugin(new SqlObjectPlugin());
-            EventOutbox.install(reporting, queues, ExternalUrl.configured(URI.create("https://ci.example")));
+            EventOutbox.install(reporting, DeliveryQueue.onMain(queues), ExternalUrl.configured(URI.create("https://ci.example")));
             reporting.useTransaction(h -> EventOutbox.jobsCompleted(h, jobs, OffsetDateTime.now(ZoneOffset.UTC)));
             JsonNode failing = awaitComponent("notifications", row -> OUTAGES.contains(row.get("state").asText()));
             assertThat(Duration.ofNanos(System.nanoTime() - began)).isLessThan(WITHIN);
@@ -196,6 +197,31 @@ class StatusIT {
                     row -> row.get("state").asText().equals("operational"));
             assertThat(recovered.get("reason").asText()).contains("notifications");
         }
+    }
+
+    @Test
+    void deliveries_no_worker_takes_are_late_and_show_as_failing() {
+        // Due two minutes ago, never tried, no guard holding them: what deliveries on a stopped queue shard look like
+        // (25, as a window of fewer than 20 is not judged).
+        RunFixtures runs = new RunFixtures(server.jdbi());
+        UUID event = UUID.randomUUID();
+        server.jdbi().useHandle(h -> {
+            h.execute("""
+                    INSERT INTO gantry.notify_event (id, type, subject_id, project_id, happened_at, snapshot)
+                    VALUES (?, 'job-completed', ?, ?, now(), '{}')""", event, UUID.randomUUID(), runs.projectId);
+            h.execute("""
+                    INSERT INTO gantry.notify_delivery (id, channel, destination_id, event_id, state,
+                                                        window_started_at, next_attempt_at, created_at)
+                    SELECT gen_random_uuid(), 'webhook', gen_random_uuid(), ?, 'pending', now(),
+                           now() - interval '2 minutes', now()
+                    FROM generate_series(1, 25)""", event);
+        });
+
+        JsonNode late = awaitComponent("notifications", row -> OUTAGES.contains(row.get("state").asText()));
+        assertThat(late.get("reason").asText()).contains("notifications failing");
+        // Gone again, so that the next test's notifications start from an operational row.
+        server.jdbi().useHandle(h -> h.execute("DELETE FROM gantry.notify_delivery WHERE event_id = ?", event));
+        awaitComponent("notifications", row -> row.get("state").asText().equals("operational"));
     }
 
     @Test

@@ -6,12 +6,12 @@ import dev.gantry.notify.Event;
 import dev.gantry.notify.RetrySchedule;
 import dev.gantry.notify.Channel;
 import dev.gantry.queue.Message;
-import dev.gantry.queue.Queues;
 import dev.gantry.queue.Worker;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
+import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.random.RandomGenerator;
@@ -34,17 +34,17 @@ final class DeliveryWorker implements Worker.Handler {
     private static final Logger LOG = LoggerFactory.getLogger(DeliveryWorker.class);
 
     private final Jdbi jdbi;
-    private final Queues queues;
+    private final DeliveryQueue deliveries;
     private final Targets targets;
     private final DestinationGuard guard;
     private final RetrySchedule retries;
     private final InstantSource clock;
     private final RandomGenerator random;
 
-    DeliveryWorker(Jdbi jdbi, Queues queues, Targets targets, DestinationGuard guard, RetrySchedule retries,
+    DeliveryWorker(Jdbi jdbi, DeliveryQueue deliveries, Targets targets, DestinationGuard guard, RetrySchedule retries,
                    InstantSource clock, RandomGenerator random) {
         this.jdbi = jdbi;
-        this.queues = queues;
+        this.deliveries = deliveries;
         this.targets = targets;
         this.guard = guard;
         this.retries = retries;
@@ -134,12 +134,13 @@ final class DeliveryWorker implements Worker.Handler {
         }
     }
 
-    /** Moves the delivery to its next turn at {@code at}, with that turn's message, in one transaction. */
+    /** Moves the delivery to its next turn at {@code at}, with that turn queued, in one transaction. */
     private void nextTurn(Due due, boolean attempted, Instant at, String waitingReason) {
         NotifyDao.DueDelivery d = due.delivery();
         jdbi.useTransaction(h -> {
             if (h.attach(NotifyDao.class).nextTurn(d.id(), d.turn(), attempted, at(at), waitingReason) == 1) {
-                queues.enqueue(h, EventOutbox.message(d.id(), d.turn() + 1, at, due.organization()));
+                deliveries.enqueueAll(h, List.of(new DeliveryQueue.Turn(d.id(), d.projectId(), d.turn() + 1, at,
+                        due.organization())));
             }
         });
     }

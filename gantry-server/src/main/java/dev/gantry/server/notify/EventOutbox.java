@@ -1,8 +1,6 @@
 package dev.gantry.server.notify;
 
 import dev.gantry.notify.Event;
-import dev.gantry.queue.NewMessage;
-import dev.gantry.queue.Queues;
 import dev.gantry.server.http.ExternalUrl;
 import dev.gantry.server.http.Json;
 import dev.gantry.server.project.ProjectSlug;
@@ -20,7 +18,9 @@ import org.jdbi.v3.core.config.JdbiConfig;
  * {@link #jobCompleted}, called in the transaction of the change. When the project has a webhook for the event or
  * another destination ({@link Destinations}) that may want it, the event is recorded once with a snapshot of the
  * workflow, pipeline and job as they are now, one delivery per webhook or destination that wants it (a destination's
- * rule decides here, in the transaction), and one message per delivery on {@link #QUEUE} with a unique key per delivery (so per event and destination): a transaction that is
+ * rule decides here, in the transaction), and its first turn on the {@link DeliveryQueue} (a message on {@link #QUEUE},
+ * directly or through the relay to a queue shard) with a unique key per delivery (so per event and destination): a
+ * transaction that is
  * retried or repeated reports nothing twice, and one that rolls back reports nothing. A project without webhooks
  * costs one indexed lookup.
  *
@@ -34,14 +34,14 @@ public final class EventOutbox implements JdbiConfig<EventOutbox> {
     /** Queue attempts per message: each is a database hiccup or a crash, never a failure of the endpoint. */
     static final int MESSAGE_ATTEMPTS = 25;
 
-    private Queues queues;
+    private DeliveryQueue deliveries;
     private ExternalUrl externalUrl;
 
     public EventOutbox() {
     }
 
     private EventOutbox(EventOutbox other) {
-        this.queues = other.queues;
+        this.deliveries = other.deliveries;
         this.externalUrl = other.externalUrl;
     }
 
@@ -50,17 +50,17 @@ public final class EventOutbox implements JdbiConfig<EventOutbox> {
         return new EventOutbox(this);
     }
 
-    /** Makes the handles of {@code jdbi} report events to {@code queues}, with links under {@code externalUrl}. */
-    public static void install(Jdbi jdbi, Queues queues, ExternalUrl externalUrl) {
+    /** Makes the handles of {@code jdbi} queue deliveries on {@code deliveries}, with links under {@code externalUrl}. */
+    public static void install(Jdbi jdbi, DeliveryQueue deliveries, ExternalUrl externalUrl) {
         EventOutbox outbox = jdbi.getConfig(EventOutbox.class);
-        outbox.queues = queues;
+        outbox.deliveries = deliveries;
         outbox.externalUrl = externalUrl;
     }
 
     /** The workflow was made and runs (a new pipeline's, or a rerun), in {@code h}'s transaction. */
     public static void workflowStarted(Handle h, UUID workflowId, OffsetDateTime now) {
         EventOutbox outbox = h.getConfig(EventOutbox.class);
-        if (outbox.queues != null) {
+        if (outbox.deliveries != null) {
             outbox.record(h, Event.Type.WORKFLOW_STARTED, workflowId, null, now);
         }
     }
@@ -68,7 +68,7 @@ public final class EventOutbox implements JdbiConfig<EventOutbox> {
     /** The workflow reached a final status, in {@code h}'s transaction. */
     public static void workflowCompleted(Handle h, UUID workflowId, OffsetDateTime now) {
         EventOutbox outbox = h.getConfig(EventOutbox.class);
-        if (outbox.queues != null) {
+        if (outbox.deliveries != null) {
             outbox.record(h, Event.Type.WORKFLOW_COMPLETED, workflowId, null, now);
         }
     }
@@ -83,7 +83,7 @@ public final class EventOutbox implements JdbiConfig<EventOutbox> {
     /** The job reached a final status, in {@code h}'s transaction. */
     public static void jobCompleted(Handle h, UUID jobId, OffsetDateTime now) {
         EventOutbox outbox = h.getConfig(EventOutbox.class);
-        if (outbox.queues != null) {
+        if (outbox.deliveries != null) {
             outbox.record(h, Event.Type.JOB_COMPLETED, null, jobId, now);
         }
     }
@@ -102,21 +102,15 @@ public final class EventOutbox implements JdbiConfig<EventOutbox> {
         if (eventId.isEmpty()) {
             return;
         }
-        List<NewMessage> messages = new ArrayList<>();
+        List<DeliveryQueue.Turn> turns = new ArrayList<>();
         for (NotifyDao.NewDelivery d : dao.insertDeliveries(eventId.get(), r.projectId(), type.word(), now)) {
-            messages.add(message(d.id(), 0, null, r.organization()));
+            turns.add(new DeliveryQueue.Turn(d.id(), r.projectId(), 0, null, r.organization()));
         }
         for (UUID d : Destinations.deliver(h, eventId.get(), r.projectId(), type, r.workflowStatus(),
                 r.previousStatus(), r.branch(), now)) {
-            messages.add(message(d, 0, null, r.organization()));
+            turns.add(new DeliveryQueue.Turn(d, r.projectId(), 0, null, r.organization()));
         }
-        queues.enqueueAll(h, messages);
-    }
-
-    /** The message of a delivery's turn; its unique key makes a second enqueue of that turn the first. */
-    static NewMessage message(UUID deliveryId, int turn, java.time.Instant runAt, String organization) {
-        return NewMessage.to(QUEUE).payload(deliveryId + ":" + turn).uniqueKey("delivery/" + deliveryId + "/" + turn)
-                .runAt(runAt).group(organization).maxAttempts(MESSAGE_ATTEMPTS);
+        deliveries.enqueueAll(h, turns);
     }
 
     private String workflowUrl(SnapshotRow r) {

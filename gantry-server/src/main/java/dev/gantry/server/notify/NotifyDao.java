@@ -14,6 +14,7 @@ import org.jdbi.v3.sqlobject.statement.SqlUpdate;
 @RegisterConstructorMapper(NotifyDao.DeliveryRow.class)
 @RegisterConstructorMapper(NotifyDao.AttemptRow.class)
 @RegisterConstructorMapper(NotifyDao.NewDelivery.class)
+@RegisterConstructorMapper(NotifyDao.RelayRow.class)
 interface NotifyDao {
 
     /** A webhook as stored; its secret still sealed. */
@@ -87,13 +88,13 @@ interface NotifyDao {
 
     /** A delivery whose turn a queue message holds, with what sending it needs. */
     record DueDelivery(UUID id, String channel, UUID destinationId, int attempts, int turn, OffsetDateTime windowStartedAt,
-                       UUID eventId, String type, OffsetDateTime happenedAt, String snapshot) {
+                       UUID eventId, UUID projectId, String type, OffsetDateTime happenedAt, String snapshot) {
     }
 
     /** The pending delivery {@code id} if {@code turn} is still its turn; else empty, and the message is stale. */
     @SqlQuery("""
-            SELECT d.id, d.channel, d.destination_id, d.attempts, d.turn, d.window_started_at, e.id AS event_id, e.type,
-                   e.happened_at, e.snapshot::text AS snapshot
+            SELECT d.id, d.channel, d.destination_id, d.attempts, d.turn, d.window_started_at, e.id AS event_id,
+                   e.project_id, e.type, e.happened_at, e.snapshot::text AS snapshot
             FROM gantry.notify_delivery d
             JOIN gantry.notify_event e ON e.id = d.event_id
             WHERE d.id = :id AND d.turn = :turn AND d.state = 'pending'
@@ -173,4 +174,40 @@ interface NotifyDao {
             SELECT * FROM gantry.notify_attempt WHERE delivery_id = ANY (:deliveryIds) ORDER BY delivery_id, number
             """)
     List<AttemptRow> attemptsOf(UUID[] deliveryIds);
+
+    /** A turn waiting in the relay (V0034) for its shard, with the project that routes it. */
+    record RelayRow(UUID deliveryId, int turn, OffsetDateTime runAt, String organization, UUID projectId) {
+    }
+
+    /** Puts a turn in the relay; a repeated transaction puts it there once. */
+    @SqlUpdate("""
+            INSERT INTO gantry.notify_relay (delivery_id, turn, shard, run_at, organization)
+            VALUES (:deliveryId, :turn, :shard, :runAt, :organization)
+            ON CONFLICT DO NOTHING
+            """)
+    void insertRelay(UUID deliveryId, int turn, int shard, OffsetDateTime runAt, String organization);
+
+    /**
+     * The oldest {@code limit} turns waiting for shard {@code shard}, locked until the caller's transaction ends;
+     * SKIP LOCKED so that the servers of the database relay side by side, each taking turns no other is moving.
+     */
+    @SqlQuery("""
+            SELECT r.delivery_id, r.turn, r.run_at, r.organization, e.project_id
+            FROM gantry.notify_relay r
+            JOIN gantry.notify_delivery d ON d.id = r.delivery_id
+            JOIN gantry.notify_event e ON e.id = d.event_id
+            WHERE r.shard = :shard
+            ORDER BY r.created_at
+            LIMIT :limit
+            FOR UPDATE OF r SKIP LOCKED
+            """)
+    List<RelayRow> relayBatch(int shard, int limit);
+
+    /** Removes relayed turns, each named by its delivery and turn. */
+    @SqlUpdate("""
+            DELETE FROM gantry.notify_relay r
+            USING unnest(:deliveryIds, :turns) AS done (delivery_id, turn)
+            WHERE r.delivery_id = done.delivery_id AND r.turn = done.turn
+            """)
+    int deleteRelayed(UUID[] deliveryIds, int[] turns);
 }

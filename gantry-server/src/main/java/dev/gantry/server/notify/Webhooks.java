@@ -3,7 +3,6 @@ package dev.gantry.server.notify;
 import dev.gantry.notify.Event;
 import dev.gantry.notify.http.OutboundHttp;
 import dev.gantry.notify.webhook.Webhook;
-import dev.gantry.queue.Queues;
 import dev.gantry.server.http.ApiException;
 import dev.gantry.server.project.RepositoryUrls;
 import dev.gantry.server.secret.SecretBox;
@@ -38,14 +37,14 @@ public final class Webhooks {
     private final Jdbi jdbi;
     private final SecretBox secrets;
     private final OutboundHttp http;
-    private final Queues queues;
+    private final DeliveryQueue deliveries;
     private final InstantSource clock;
 
-    public Webhooks(Jdbi jdbi, SecretBox secrets, OutboundHttp http, Queues queues, InstantSource clock) {
+    public Webhooks(Jdbi jdbi, SecretBox secrets, OutboundHttp http, DeliveryQueue deliveries, InstantSource clock) {
         this.jdbi = jdbi;
         this.secrets = secrets;
         this.http = http;
-        this.queues = queues;
+        this.deliveries = deliveries;
         this.clock = clock;
     }
 
@@ -140,7 +139,9 @@ public final class Webhooks {
             OffsetDateTime now = now();
             int turn = h.attach(NotifyDao.class).restart(deliveryId, webhookId, now).orElseThrow(() ->
                     ApiException.notFound("webhook " + webhookId + " has no delivery " + deliveryId));
-            queues.enqueue(h, EventOutbox.message(deliveryId, turn, null, organizationOf(h, webhookId).orElseThrow()));
+            UUID projectId = h.attach(NotifyDao.class).webhook(webhookId).orElseThrow().projectId();
+            deliveries.enqueueAll(h, List.of(new DeliveryQueue.Turn(deliveryId, projectId, turn, null,
+                    organizationOf(h, webhookId).orElseThrow())));
         });
     }
 

@@ -6,6 +6,7 @@ import dev.gantry.server.status.Measurements.Count;
 import dev.gantry.server.status.Measurements.JobStarts;
 import dev.gantry.server.status.Measurements.Traffic;
 import dev.gantry.server.status.Measurements.Waits;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
@@ -24,6 +25,12 @@ import org.jdbi.v3.core.Handle;
 final class SliReader {
     static final String RECENT = "recent";
     static final String LONGER = "longer";
+    /**
+     * A delivery this long past its due time and not tried is failing: no worker could take it (its queue shard or
+     * the database is down), where a working one takes it within seconds, and a busy endpoint shows as its guard's
+     * waiting reason instead.
+     */
+    static final Duration DELIVERY_LATE = Duration.ofMinutes(1);
 
     private final StatusSettings settings;
     private final ImagePools pools;
@@ -62,7 +69,7 @@ final class SliReader {
                 pending.pending(), pending.oldestMs());
 
         Map<String, Count> deliveries = new LinkedHashMap<>();
-        for (StatusDao.DeliveryRow d : dao.deliveries(at, windows, spans)) {
+        for (StatusDao.DeliveryRow d : dao.deliveries(at, at.minus(DELIVERY_LATE), windows, spans)) {
             deliveries.put(d.window(), new Count(d.deliveries(), d.failing()));
         }
         return new Measurements(now, api, intake, jobStarts(dao, at, longest, windows, spans), output,

@@ -119,20 +119,22 @@ interface StatusDao {
 
     /**
      * Notifications (webhooks, Slack, e-mail, commit statuses) to deliver, made per window, and how many of them are
-     * failing: not delivered, and either tried and failed or held back by their destination's guard (an open
-     * circuit, a spent retry budget). One in flight for the first time is neither. Counting deliveries rather than
-     * attempts keeps the figure honest while a circuit breaker holds the attempts down.
+     * failing: not delivered, and either tried and failed, held back by their destination's guard (an open
+     * circuit, a spent retry budget), or late: due before {@code lateBefore} and not tried since, as when the queue
+     * (shard) holding them is down. One in flight for the first time is none of these. Counting deliveries rather
+     * than attempts keeps the figure honest while a circuit breaker holds the attempts down.
      */
     @SqlQuery("""
             SELECT w.name AS window, count(d.id) AS deliveries,
                    count(d.id) FILTER (WHERE d.state <> 'delivered'
-                       AND (d.attempts > 0 OR d.waiting_reason IS NOT NULL)) AS failing
+                       AND (d.attempts > 0 OR d.waiting_reason IS NOT NULL
+                            OR d.next_attempt_at < CAST(:lateBefore AS timestamptz))) AS failing
             FROM unnest(:windows, :spansMs) AS w(name, span_ms)
             LEFT JOIN gantry.notify_delivery d
               ON d.created_at > CAST(:now AS timestamptz) - w.span_ms * interval '1 millisecond'
             GROUP BY w.name
             """)
-    List<DeliveryRow> deliveries(OffsetDateTime now, String[] windows, long[] spansMs);
+    List<DeliveryRow> deliveries(OffsetDateTime now, OffsetDateTime lateBefore, String[] windows, long[] spansMs);
 
     /** Pipelines created per window, and how many of them the server failed to plan (an internal error). */
     @SqlQuery("""
