@@ -53,7 +53,7 @@ public final class Notifier implements AutoCloseable {
         OutboundHttp http = new OutboundHttp(settings.http(), rule);
         Webhooks webhooks = new Webhooks(jdbi, secrets, http, queues, clock);
         EmailChannel email = settings.smtp() == null ? null : new EmailChannel(settings.smtp(),
-                settings.http().totalTimeout(), clock, EmailChannel::workflowMessage);
+                settings.http().totalTimeout(), clock, EmailChannel::message);
         Destinations destinations = new Destinations(jdbi, secrets, http, email, clock);
         WebhookChannel webhookChannel = new WebhookChannel(http, clock);
         DeliveryWorker.Targets targets = (h, channel, id) -> channel.equals(WebhookChannel.KIND)
