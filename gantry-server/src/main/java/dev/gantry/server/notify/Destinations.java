@@ -11,6 +11,7 @@ import dev.gantry.notify.status.CommitStatusChannel;
 import dev.gantry.notify.status.Forge;
 import dev.gantry.notify.status.ForgeRepository;
 import dev.gantry.notify.status.StatusDestination;
+import dev.gantry.queue.Queues;
 import dev.gantry.server.http.ApiException;
 import dev.gantry.server.project.ProjectSlug;
 import dev.gantry.server.project.RepositoryUrls;
@@ -27,8 +28,9 @@ import org.jdbi.v3.core.Jdbi;
 
 /**
  * A project's notification destinations beside its webhooks: Slack incoming webhooks, e-mail recipients and the
- * commit statuses on its forge, each with its {@link Rule}. Made, changed and removed by the API; when an event is
- * recorded, {@link #deliver} adds one delivery per destination that wants it, in the event's transaction. Slack URLs
+ * commit statuses on its forge, each with its {@link Rule}. Made, changed and removed by the API, their delivery log
+ * read and a delivery started over; when an event is recorded, {@link #deliver} adds one delivery per destination
+ * that wants it, in the event's transaction. Slack URLs
  * and forge tokens are sealed by the {@link SecretBox} with the destination's id as associated data and opened only
  * for a send. Thread-safe.
  */
@@ -44,14 +46,17 @@ public final class Destinations {
     private final Jdbi jdbi;
     private final SecretBox secrets;
     private final OutboundHttp http;
+    private final Queues queues;
     private final EmailChannel email;
     private final InstantSource clock;
 
     /** @param email the e-mail channel, or null when no SMTP server is set */
-    public Destinations(Jdbi jdbi, SecretBox secrets, OutboundHttp http, EmailChannel email, InstantSource clock) {
+    public Destinations(Jdbi jdbi, SecretBox secrets, OutboundHttp http, Queues queues, EmailChannel email,
+                        InstantSource clock) {
         this.jdbi = jdbi;
         this.secrets = secrets;
         this.http = http;
+        this.queues = queues;
         this.email = email;
         this.clock = clock;
     }
@@ -96,6 +101,21 @@ public final class Destinations {
         if (jdbi.inTransaction(h -> h.attach(DestinationDao.class).delete(id)) == 0) {
             throw unknown(id);
         }
+    }
+
+    /** The destination's latest deliveries, newest first, each with its attempts. */
+    List<DeliveryLog> deliveries(DestinationDao.DestinationRow d) {
+        return jdbi.withHandle(h -> DeliveryLog.latest(h, d.kind(), d.id()));
+    }
+
+    /**
+     * Sends delivery {@code deliveryId} of the destination again ({@link DeliveryLog#redeliver}).
+     *
+     * @throws ApiException 404 when the destination has no such delivery
+     */
+    void redeliver(DestinationDao.DestinationRow d, UUID deliveryId) {
+        jdbi.useTransaction(h -> DeliveryLog.redeliver(h, queues, d.kind(), d.id(), deliveryId,
+                h.attach(DestinationDao.class).organizationOf(d.id()).orElseThrow(() -> unknown(d.id())), now()));
     }
 
     /**

@@ -54,7 +54,7 @@ public final class Notifier implements AutoCloseable {
         Webhooks webhooks = new Webhooks(jdbi, secrets, http, queues, clock);
         EmailChannel email = settings.smtp() == null ? null : new EmailChannel(settings.smtp(),
                 settings.http().totalTimeout(), clock, EmailChannel::message);
-        Destinations destinations = new Destinations(jdbi, secrets, http, email, clock);
+        Destinations destinations = new Destinations(jdbi, secrets, http, queues, email, clock);
         WebhookChannel webhookChannel = new WebhookChannel(http, clock);
         DeliveryWorker.Targets targets = (h, channel, id) -> channel.equals(WebhookChannel.KIND)
                 ? webhooks.forSending(h, id).<DeliveryWorker.Target<?>>map(w -> new DeliveryWorker.Target<>(webhookChannel, w,
