@@ -34,8 +34,8 @@ import java.util.regex.Pattern;
  * GET    /api/v2/project/{slug}/notifications/{id}/deliveries
  * POST   /api/v2/project/{slug}/notifications/{id}/deliveries/{delivery_id}/redeliver
  * </pre>
- * Reads need a viewer of the project's organization, changes and redelivers an admin, as for webhooks. Slack URLs and forge tokens
- * are never in an answer (a Slack destination shows its host). Errors are {@link ApiException}s. Stateless.
+ * Reads need a viewer of the project's organization, changes and redelivers an admin, as for webhooks. Slack URLs and
+ * forge tokens are never in an answer (a Slack destination shows its host). Errors are {@link ApiException}s. Stateless.
  */
 public final class DestinationRoutes {
     static final Set<String> FIELDS = Set.of("kind", "name", "when", "branches", "budget-alerts", "url",

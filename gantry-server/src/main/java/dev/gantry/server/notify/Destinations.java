@@ -29,10 +29,10 @@ import org.jdbi.v3.core.Jdbi;
 /**
  * A project's notification destinations beside its webhooks: Slack incoming webhooks, e-mail recipients and the
  * commit statuses on its forge, each with its {@link Rule}. Made, changed and removed by the API, their delivery log
- * read and a delivery started over; when an event is recorded, {@link #deliver} adds one delivery per destination
- * that wants it, in the event's transaction. Slack URLs
- * and forge tokens are sealed by the {@link SecretBox} with the destination's id as associated data and opened only
- * for a send. Thread-safe.
+ * read and a delivery started over; when an event is recorded, {@link #deliver} (a workflow's) or
+ * {@link #deliverBudgetAlert} adds one delivery per destination that wants it, in the event's transaction. Slack
+ * URLs and forge tokens are sealed by the {@link SecretBox} with the destination's id as associated data and opened
+ * only for a send. Thread-safe.
  */
 public final class Destinations {
     /** Destinations per project, webhooks apart. */
@@ -129,6 +129,23 @@ public final class Destinations {
                               String previousStatus, String branch, OffsetDateTime now) {
         DestinationDao dao = h.attach(DestinationDao.class);
         return dao.ofProject(projectId).stream().filter(d -> wants(d, type, status, previousStatus, branch))
+                .flatMap(d -> dao.insertDelivery(d.kind(), d.id(), eventId, now).stream()).toList();
+    }
+
+    /** Whether a destination of {@code organization}'s projects asks for its budget alerts. */
+    static boolean wantBudgetAlerts(Handle h, String organization) {
+        return !h.attach(DestinationDao.class).budgetAlertsOf(organization).isEmpty();
+    }
+
+    /**
+     * Adds, in {@code h}'s transaction, a delivery of the budget alert {@code eventId} to each Slack and e-mail
+     * destination of {@code organization}'s projects that asks for budget alerts; commit statuses never hear of them.
+     *
+     * @return the new deliveries' ids
+     */
+    static List<UUID> deliverBudgetAlert(Handle h, UUID eventId, String organization, OffsetDateTime now) {
+        DestinationDao dao = h.attach(DestinationDao.class);
+        return dao.budgetAlertsOf(organization).stream()
                 .flatMap(d -> dao.insertDelivery(d.kind(), d.id(), eventId, now).stream()).toList();
     }
 

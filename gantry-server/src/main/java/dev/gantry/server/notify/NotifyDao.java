@@ -62,10 +62,13 @@ interface NotifyDao {
             """)
     int deleteWebhook(UUID id);
 
-    /** Records the event once; empty when the change was recorded before (a repeated transaction). */
+    /**
+     * Records the event once; empty when the change was recorded before (a repeated transaction). {@code projectId}
+     * is null for an organization's event (a budget alert).
+     */
     @SqlQuery("""
             INSERT INTO gantry.notify_event (id, type, subject_id, project_id, happened_at, snapshot)
-            VALUES (:id, :type, :subjectId, :projectId, :happenedAt, CAST(:snapshot AS jsonb))
+            VALUES (:id, :type, :subjectId, CAST(:projectId AS uuid), :happenedAt, CAST(:snapshot AS jsonb))
             ON CONFLICT ON CONSTRAINT notify_event_once DO NOTHING
             RETURNING id
             """)
@@ -141,7 +144,10 @@ interface NotifyDao {
             """)
     int dead(UUID id, int turn, boolean attempted, String reason, OffsetDateTime now);
 
-    /** Starts the destination's delivery over (a manual redeliver): pending, a fresh retry window, its next turn; its new turn. */
+    /**
+     * Starts the destination's delivery over (a manual redeliver): pending, a fresh retry window, its next turn; its
+     * new turn.
+     */
     @SqlQuery("""
             UPDATE gantry.notify_delivery
             SET state = 'pending', turn = turn + 1, window_started_at = :now, next_attempt_at = :now,

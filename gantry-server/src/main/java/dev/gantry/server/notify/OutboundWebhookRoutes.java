@@ -164,7 +164,7 @@ public final class OutboundWebhookRoutes {
         Set<Event.Type> events = new LinkedHashSet<>();
         for (String word : words) {
             Event.Type type = Event.Type.ofWord(word);
-            if (type == null) {
+            if (type == null || !type.forWebhooks()) {
                 throw ApiException.invalid("events", "unknown event " + ApiException.quote(word)
                         + "; the events are workflow-completed and job-completed");
             }
