@@ -15,8 +15,9 @@ import picocli.CommandLine.Parameters;
 /**
  * {@code gantry usage}: the usage ledger of a running server (docs/usage.md). On its own it prints credits, minutes
  * and seconds per organization, project, resource class and day as a table (or the server's CSV with
- * {@code --csv}), then the months' budgets and the alerts they recorded; {@code backfill}, {@code charging} and
- * {@code budget} change it. Each exits 0 when done, 1 when the server refused, 2 when it could not ask.
+ * {@code --csv}), then the months' budgets and the alerts they recorded with their deliveries' states;
+ * {@code backfill}, {@code charging} and {@code budget} change it. Each exits 0 when done, 1 when the server
+ * refused, 2 when it could not ask.
  */
 @Command(name = "usage", mixinStandardHelpOptions = true, versionProvider = GantryCommand.ManifestVersion.class,
         description = "Print the credits each organization, project, resource class and day used; backfill, switch "
@@ -111,13 +112,22 @@ final class UsageCommand extends ServerCall {
                             : " of a budget of " + month.path("monthly_budget_credits").asLong());
         }
         for (JsonNode alert : report.path("budget_alerts")) {
-            out.printf("budget alert: %s %s reached %d %% of %d credits (%d) at %s; %s%n", alert.path("org").asText(),
-                    alert.path("month").asText(), alert.path("threshold_percent").asInt(),
-                    alert.path("budget_credits").asLong(), alert.path("credits").asLong(),
-                    alert.path("crossed_at").asText(), alert.path("delivered_at").isNull()
-                            ? "not delivered (Gantry sends no notifications yet)"
-                            : "delivered at " + alert.path("delivered_at").asText());
+            out.println(alertLine(alert));
         }
+    }
+
+    /** A budget alert of the report, with what became of its deliveries. */
+    static String alertLine(JsonNode alert) {
+        JsonNode deliveries = alert.path("deliveries");
+        long pending = deliveries.path("pending").asLong();
+        long delivered = deliveries.path("delivered").asLong();
+        long dead = deliveries.path("dead").asLong();
+        return "budget alert: %s %s reached %d %% of %d credits (%d) at %s; %s".formatted(alert.path("org").asText(),
+                alert.path("month").asText(), alert.path("threshold_percent").asInt(),
+                alert.path("budget_credits").asLong(), alert.path("credits").asLong(),
+                alert.path("crossed_at").asText(), pending + delivered + dead == 0
+                        ? "sent to no one (no Slack or e-mail destination asks for budget alerts)"
+                        : "deliveries: %d delivered, %d pending, %d dead".formatted(delivered, pending, dead));
     }
 
     private static List<String> line(List<String> columns, JsonNode item) {

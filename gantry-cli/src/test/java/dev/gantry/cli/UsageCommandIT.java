@@ -72,7 +72,7 @@ class UsageCommandIT {
                 .containsPattern("total +1 +2 +20 +90\\.0")
                 .contains("acme " + today.substring(0, 7) + ": 20 credits of a budget of 25")
                 .contains("budget alert: acme " + today.substring(0, 7) + " reached 80 % of 25 credits (20)")
-                .contains("not delivered (Gantry sends no notifications yet)");
+                .contains("sent to no one (no Slack or e-mail destination asks for budget alerts)");
         assertThat(csv.out()).isEqualTo("org,resource_class,tasks,seconds,minutes,credits\r\n"
                 + "acme,medium,1,90.000,2,20\r\n");
         assertThat(gantry("usage", "budget", "acme", "lots").code()).isEqualTo(2);

@@ -19,11 +19,16 @@ import java.util.UUID;
  */
 public record Event(UUID id, Type type, String happenedAt, Snapshot snapshot) {
 
-    /** The kinds of event, with CircleCI's words; {@code workflow-started} is Gantry's, for commit statuses. */
+    /**
+     * The kinds of event, with CircleCI's words; {@code workflow-started} is Gantry's, for commit statuses, and
+     * {@code budget-alert} Gantry's, for the Slack and e-mail destinations that ask for an organization's usage budget
+     * alerts.
+     */
     public enum Type {
         WORKFLOW_STARTED("workflow-started"),
         WORKFLOW_COMPLETED("workflow-completed"),
-        JOB_COMPLETED("job-completed");
+        JOB_COMPLETED("job-completed"),
+        BUDGET_ALERT("budget-alert");
 
         private final String word;
 
@@ -37,7 +42,7 @@ public record Event(UUID id, Type type, String happenedAt, Snapshot snapshot) {
 
         /** Whether a webhook may ask for it: CircleCI's two types only, so payloads keep CircleCI's shape. */
         public boolean forWebhooks() {
-            return this != WORKFLOW_STARTED;
+            return this == WORKFLOW_COMPLETED || this == JOB_COMPLETED;
         }
 
         /** The type {@code word} names, or null. */
@@ -47,10 +52,22 @@ public record Event(UUID id, Type type, String happenedAt, Snapshot snapshot) {
     }
 
     /**
-     * What the event concerns, in CircleCI's webhook sub-entities; {@code job} only for {@code job-completed}.
+     * What the event concerns, in CircleCI's webhook sub-entities; {@code job} only for {@code job-completed}. A
+     * {@code budget-alert} concerns an organization alone: {@code organization} and {@code budget}, nothing else.
      * Serialised with {@link #JSON} this is the payload's body without its envelope.
      */
-    public record Snapshot(Project project, Organization organization, Workflow workflow, Pipeline pipeline, Job job) {
+    public record Snapshot(Project project, Organization organization, Workflow workflow, Pipeline pipeline, Job job,
+                           Budget budget) {
+
+        /** A workflow's or a job's event. */
+        public Snapshot(Project project, Organization organization, Workflow workflow, Pipeline pipeline, Job job) {
+            this(project, organization, workflow, pipeline, job, null);
+        }
+
+        /** An organization's usage budget alert. */
+        public static Snapshot budgetAlert(Organization organization, Budget budget) {
+            return new Snapshot(null, organization, null, null, null, budget);
+        }
     }
 
     public record Project(UUID id, String name, String slug) {
@@ -77,6 +94,15 @@ public record Event(UUID id, Type type, String happenedAt, Snapshot snapshot) {
     }
 
     public record Job(UUID id, long number, String name, String status, String startedAt, String stoppedAt) {
+    }
+
+    /**
+     * The threshold of an organization's monthly usage budget that its credits reached (docs/usage.md).
+     *
+     * @param month   the month, {@code 2026-12}
+     * @param credits the month's credits when the threshold was reached
+     */
+    public record Budget(String month, int thresholdPercent, long budgetCredits, long credits) {
     }
 
     /** Snake case, absent fields left out, as CircleCI's payloads. Do not reconfigure it. */

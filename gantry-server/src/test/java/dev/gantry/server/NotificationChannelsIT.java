@@ -151,8 +151,8 @@ class NotificationChannelsIT {
     }
 
     @Test
-    void gitlab_and_gitea_get_their_own_paths_headers_and_states() {
-        create("""
+    void gitlab_and_gitea_get_their_own_paths_headers_and_states_and_each_logs_its_deliveries() {
+        String gitlabId = create("""
                 {"kind": "commit-status", "name": "gitlab", "forge": "gitlab", "token": "glpat-1"}""");
         create("""
                 {"kind": "commit-status", "name": "gitea", "forge": "gitea", "token": "gitea-1"}""");
@@ -179,6 +179,14 @@ class NotificationChannelsIT {
         });
         assertThat(gitea.stream().map(r -> json(r.body()).path("state").asText()))
                 .containsExactlyInAnyOrder("pending", "error");
+        String log = PROJECT + "/" + gitlabId + "/deliveries";
+        await().atMost(Duration.ofSeconds(10)).until(() -> server.api().get(log).json().path("items")
+                .findValuesAsText("state").equals(List.of("delivered", "delivered")));
+        JsonNode items = server.api().get(log).json().path("items");
+        assertThat(items.findValuesAsText("event_type")).as("newest first")
+                .containsExactly("workflow-completed", "workflow-started");
+        assertThat(items.findValuesAsText("attempt_count")).containsOnly("1");
+        assertThat(items.get(0).at("/attempts/0/status_code").asInt()).isEqualTo(200);
     }
 
     @Test

@@ -214,6 +214,10 @@ class OutboundWebhooksIT {
                  "signing-secret": "k", "scope": {"id": "%s", "type": "project"}}""".formatted(project)).json()
                 .path("message").asText()).contains("build-started");
         assertThat(api.post("/api/v2/webhook", """
+                {"name": "x", "events": ["budget-alert"], "url": "https://hooks.example/", "verify-tls": true,
+                 "signing-secret": "k", "scope": {"id": "%s", "type": "project"}}""".formatted(project)).text("field"))
+                .as("Gantry's own events are not CircleCI's webhook events").isEqualTo("events");
+        assertThat(api.post("/api/v2/webhook", """
                 {"name": "x", "events": ["job-completed"], "url": "ftp://hooks.example/", "verify-tls": true,
                  "signing-secret": "k", "scope": {"id": "%s", "type": "project"}}""".formatted(project)).status())
                 .isEqualTo(400);

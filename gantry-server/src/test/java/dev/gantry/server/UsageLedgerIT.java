@@ -27,8 +27,8 @@ import org.junit.jupiter.api.io.TempDir;
  * lease with the agent's late completion, a lost agent's retry and a rerun each charge every task attempt exactly
  * once; a parallel job's retry runs, and charges, only its lost node, and shows the node it carried over as it ran; minutes are started minutes at the fleet's credits per minute; an organization whose charging is off is
  * charged nothing until a backfill, which then gives exactly the ledger of one that was charged all along and
- * charges nothing twice; budget thresholds are recorded once; the report groups, exports CSV and shows each caller
- * only their organizations.
+ * charges nothing twice; budget thresholds are recorded once (and, without destinations, sent to no one); the
+ * report groups, exports CSV and shows each caller only their organizations.
  */
 class UsageLedgerIT {
     @RegisterExtension
@@ -280,7 +280,7 @@ class UsageLedgerIT {
     }
 
     @Test
-    void each_budget_threshold_is_recorded_once_a_month_and_shown_undelivered() {
+    void each_budget_threshold_is_recorded_once_a_month_and_shown_sent_to_no_one_without_destinations() {
         ApiClient.Answer budget = admin.put("/api/v2/organization/acme/usage-budget", "{\"monthly_credits\": 25}");
         assertThat(budget.status()).as(budget.body()).isEqualTo(200);
         for (int i = 0; i < 4; i++) {
@@ -299,7 +299,8 @@ class UsageLedgerIT {
         assertThat(alerts.findValuesAsText("credits")).as("the month's total as each crossed").containsExactly("20",
                 "30");
         assertThat(alerts.get(0).path("budget_credits").asLong()).isEqualTo(25);
-        assertThat(alerts.get(0).path("delivered_at").isNull()).as("nothing delivers alerts yet").isTrue();
+        assertThat(alerts.findValues("deliveries")).as("no destination asks for budget alerts").allSatisfy(d ->
+                assertThat(d.path("pending").asInt() + d.path("delivered").asInt() + d.path("dead").asInt()).isZero());
         assertThat(report.at("/months/0/credits").asLong()).isEqualTo(40);
         assertThat(report.at("/months/0/monthly_budget_credits").asLong()).isEqualTo(10);
         assertThat(admin.put("/api/v2/organization/acme/usage-budget", "{\"monthly_credits\": 0}").status())

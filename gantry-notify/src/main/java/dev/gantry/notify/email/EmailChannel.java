@@ -2,6 +2,7 @@ package dev.gantry.notify.email;
 
 import dev.gantry.notify.Attempt;
 import dev.gantry.notify.Channel;
+import dev.gantry.notify.BudgetSummary;
 import dev.gantry.notify.Event;
 import dev.gantry.notify.WorkflowSummary;
 import java.time.Duration;
@@ -29,7 +30,7 @@ public final class EmailChannel implements Channel<EmailDestination> {
     private final InstantSource clock;
     private final Function<Event, EmailMessage> render;
 
-    /** A channel for workflow events, or for others when {@code render} says how they read. */
+    /** A channel whose messages {@code render} writes: {@link #message} for the events Gantry records. */
     public EmailChannel(SmtpSettings settings, Duration timeout, InstantSource clock,
                         Function<Event, EmailMessage> render) {
         this.settings = settings;
@@ -50,9 +51,10 @@ public final class EmailChannel implements Channel<EmailDestination> {
                 .buildMailer();
     }
 
-    /** The message of a workflow event. */
-    public static EmailMessage workflowMessage(Event event) {
-        return EmailMessage.of(WorkflowSummary.of(event));
+    /** The message of a workflow event or a usage budget alert. */
+    public static EmailMessage message(Event event) {
+        return event.type() == Event.Type.BUDGET_ALERT ? EmailMessage.of(BudgetSummary.of(event))
+                : EmailMessage.of(WorkflowSummary.of(event));
     }
 
     public SmtpSettings settings() {

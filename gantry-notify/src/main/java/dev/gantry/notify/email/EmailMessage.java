@@ -1,5 +1,6 @@
 package dev.gantry.notify.email;
 
+import dev.gantry.notify.BudgetSummary;
 import dev.gantry.notify.WorkflowSummary;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -23,6 +24,11 @@ public record EmailMessage(String subject, String text, String html) {
         String subject = "[" + summary.project() + "] " + summary.headline().replace(" in " + summary.project(), "")
                 + (summary.ref().isEmpty() ? "" : " (" + summary.ref() + ")");
         return of(subject, summary.headline(), facts, summary.url(), summary.colour());
+    }
+
+    /** The message for a usage budget alert; the UI has no usage page to link. */
+    public static EmailMessage of(BudgetSummary summary) {
+        return of(summary.subject(), summary.headline(), summary.facts(), null, summary.colour());
     }
 
     /** A message with a headline, facts in order (empty ones left out) and an optional link. */

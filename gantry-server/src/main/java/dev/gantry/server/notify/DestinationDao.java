@@ -48,6 +48,14 @@ interface DestinationDao {
     @SqlQuery("SELECT * FROM gantry.notify_destination WHERE project_id = :projectId ORDER BY created_at, id")
     List<DestinationRow> ofProject(UUID projectId);
 
+    /** The Slack and e-mail destinations of the organization's projects that ask for its budget alerts. */
+    @SqlQuery("""
+            SELECT d.* FROM gantry.notify_destination d JOIN gantry.project p ON p.id = d.project_id
+            WHERE p.organization = :organization AND d.budget_alerts AND d.kind IN ('slack', 'email')
+            ORDER BY d.created_at, d.id
+            """)
+    List<DestinationRow> budgetAlertsOf(String organization);
+
     @SqlQuery("SELECT count(*) FROM gantry.notify_destination WHERE project_id = :projectId")
     int countOf(UUID projectId);
 

@@ -31,9 +31,11 @@ import java.util.regex.Pattern;
  *                                                     token, forge, api-url}
  * GET    /api/v2/project/{slug}/notifications
  * GET    /api/v2/project/{slug}/notifications/{id}   PUT (any field but kind)   DELETE
+ * GET    /api/v2/project/{slug}/notifications/{id}/deliveries
+ * POST   /api/v2/project/{slug}/notifications/{id}/deliveries/{delivery_id}/redeliver
  * </pre>
- * Reads need a viewer of the project's organization, changes an admin, as for webhooks. Slack URLs and forge tokens
- * are never in an answer (a Slack destination shows its host). Errors are {@link ApiException}s. Stateless.
+ * Reads need a viewer of the project's organization, changes and redelivers an admin, as for webhooks. Slack URLs and
+ * forge tokens are never in an answer (a Slack destination shows its host). Errors are {@link ApiException}s. Stateless.
  */
 public final class DestinationRoutes {
     static final Set<String> FIELDS = Set.of("kind", "name", "when", "branches", "budget-alerts", "url",
@@ -59,6 +61,16 @@ public final class DestinationRoutes {
             destinations.delete(find(ctx).id());
             Json.respond(ctx, 200, Map.of("message", "Notification destination deleted."));
         });
+        api.get(one + "/deliveries", viewer, ctx -> Json.respond(ctx, 200, Json.whole(
+                destinations.deliveries(find(ctx)).stream().map(DeliveryLog::json).toList())));
+        api.post(one + "/deliveries/{delivery_id}/redeliver", admin, this::redeliver);
+    }
+
+    private void redeliver(Context ctx) {
+        DestinationDao.DestinationRow destination = find(ctx);
+        UUID delivery = OutboundWebhookRoutes.id(ctx, "delivery_id", "delivery");
+        destinations.redeliver(destination, delivery);
+        Json.respond(ctx, 202, Map.of("id", delivery.toString(), "state", "pending"));
     }
 
     private void create(Context ctx) {

@@ -27,10 +27,11 @@ import org.jdbi.v3.core.Jdbi;
 
 /**
  * A project's notification destinations beside its webhooks: Slack incoming webhooks, e-mail recipients and the
- * commit statuses on its forge, each with its {@link Rule}. Made, changed and removed by the API; when an event is
- * recorded, {@link #deliver} adds one delivery per destination that wants it, in the event's transaction. Slack URLs
- * and forge tokens are sealed by the {@link SecretBox} with the destination's id as associated data and opened only
- * for a send. Thread-safe.
+ * commit statuses on its forge, each with its {@link Rule}. Made, changed and removed by the API, their delivery log
+ * read and a delivery started over; when an event is recorded, {@link #deliver} (a workflow's) or
+ * {@link #deliverBudgetAlert} adds one delivery per destination that wants it, in the event's transaction. Slack
+ * URLs and forge tokens are sealed by the {@link SecretBox} with the destination's id as associated data and opened
+ * only for a send. Thread-safe.
  */
 public final class Destinations {
     /** Destinations per project, webhooks apart. */
@@ -44,14 +45,17 @@ public final class Destinations {
     private final Jdbi jdbi;
     private final SecretBox secrets;
     private final OutboundHttp http;
+    private final DeliveryQueue deliveries;
     private final EmailChannel email;
     private final InstantSource clock;
 
     /** @param email the e-mail channel, or null when no SMTP server is set */
-    public Destinations(Jdbi jdbi, SecretBox secrets, OutboundHttp http, EmailChannel email, InstantSource clock) {
+    public Destinations(Jdbi jdbi, SecretBox secrets, OutboundHttp http, DeliveryQueue deliveries, EmailChannel email,
+                        InstantSource clock) {
         this.jdbi = jdbi;
         this.secrets = secrets;
         this.http = http;
+        this.deliveries = deliveries;
         this.email = email;
         this.clock = clock;
     }
@@ -98,6 +102,21 @@ public final class Destinations {
         }
     }
 
+    /** The destination's latest deliveries, newest first, each with its attempts. */
+    List<DeliveryLog> deliveries(DestinationDao.DestinationRow d) {
+        return jdbi.withHandle(h -> DeliveryLog.latest(h, d.kind(), d.id()));
+    }
+
+    /**
+     * Sends delivery {@code deliveryId} of the destination again ({@link DeliveryLog#redeliver}).
+     *
+     * @throws ApiException 404 when the destination has no such delivery
+     */
+    void redeliver(DestinationDao.DestinationRow d, UUID deliveryId) {
+        jdbi.useTransaction(h -> DeliveryLog.redeliver(h, deliveries, d.kind(), d.id(), deliveryId, d.projectId(),
+                h.attach(DestinationDao.class).organizationOf(d.id()).orElseThrow(() -> unknown(d.id())), now()));
+    }
+
     /**
      * Adds, in {@code h}'s transaction, a delivery of event {@code eventId} to each destination of the project that
      * wants it: commit statuses hear of every workflow start and end on their branches, Slack and e-mail of ends
@@ -110,6 +129,25 @@ public final class Destinations {
         DestinationDao dao = h.attach(DestinationDao.class);
         return dao.ofProject(projectId).stream().filter(d -> wants(d, type, status, previousStatus, branch))
                 .flatMap(d -> dao.insertDelivery(d.kind(), d.id(), eventId, now).stream()).toList();
+    }
+
+    /** Whether a destination of {@code organization}'s projects asks for its budget alerts. */
+    static boolean wantBudgetAlerts(Handle h, String organization) {
+        return !h.attach(DestinationDao.class).budgetAlertsOf(organization).isEmpty();
+    }
+
+    /**
+     * Adds, in {@code h}'s transaction, a delivery of the budget alert {@code eventId} to each Slack and e-mail
+     * destination of {@code organization}'s projects that asks for budget alerts; commit statuses never hear of them.
+     *
+     * @return the new deliveries' ids
+     */
+    static List<DeliveryQueue.Turn> deliverBudgetAlert(Handle h, UUID eventId, String organization,
+                                                      OffsetDateTime now) {
+        DestinationDao dao = h.attach(DestinationDao.class);
+        return dao.budgetAlertsOf(organization).stream()
+                .flatMap(d -> dao.insertDelivery(d.kind(), d.id(), eventId, now).stream()
+                        .map(id -> new DeliveryQueue.Turn(id, d.projectId(), 0, null, organization))).toList();
     }
 
     static boolean wants(DestinationDao.DestinationRow d, Event.Type type, String status, String previousStatus,

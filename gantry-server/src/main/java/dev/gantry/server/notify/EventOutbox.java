@@ -14,9 +14,9 @@ import org.jdbi.v3.core.Jdbi;
 import org.jdbi.v3.core.config.JdbiConfig;
 
 /**
- * Where state changes report what destinations should hear: {@link #workflowStarted}, {@link #workflowCompleted} and
- * {@link #jobCompleted}, called in the transaction of the change. When the project has a webhook for the event or
- * another destination ({@link Destinations}) that may want it, the event is recorded once with a snapshot of the
+ * Where state changes report what destinations should hear: {@link #workflowStarted}, {@link #workflowCompleted},
+ * {@link #jobCompleted} and {@link #budgetAlert} (an organization's, below), called in the transaction of the change.
+ * When the project has a webhook for the event or another destination ({@link Destinations}) that may want it, the event is recorded once with a snapshot of the
  * workflow, pipeline and job as they are now, one delivery per webhook or destination that wants it (a destination's
  * rule decides here, in the transaction), and its first turn on the {@link DeliveryQueue} (a message on {@link #QUEUE},
  * directly or through the relay to a queue shard) with a unique key per delivery (so per event and destination): a
@@ -86,6 +86,28 @@ public final class EventOutbox implements JdbiConfig<EventOutbox> {
         if (outbox.deliveries != null) {
             outbox.record(h, Event.Type.JOB_COMPLETED, null, jobId, now);
         }
+    }
+
+    /**
+     * The usage budget alert {@code alertId} of {@code organization} was recorded, in {@code h}'s transaction: one
+     * event for it and a delivery to each Slack and e-mail destination of the organization's projects that asks for
+     * budget alerts ({@link Destinations#deliverBudgetAlert}); nothing when none does.
+     */
+    public static void budgetAlert(Handle h, UUID alertId, String organization, Event.Budget budget,
+                                   OffsetDateTime now) {
+        EventOutbox outbox = h.getConfig(EventOutbox.class);
+        if (outbox.deliveries == null || !Destinations.wantBudgetAlerts(h, organization)) {
+            return;
+        }
+        Event.Snapshot snapshot = Event.Snapshot.budgetAlert(
+                new Event.Organization(ProjectSlug.organizationId(organization), organization), budget);
+        // An organization's event, of no one project.
+        Optional<UUID> eventId = h.attach(NotifyDao.class).insertEvent(UUID.randomUUID(),
+                Event.Type.BUDGET_ALERT.word(), alertId, null, now, Event.snapshotJson(snapshot));
+        if (eventId.isEmpty()) {
+            return;
+        }
+        outbox.deliveries.enqueueAll(h, Destinations.deliverBudgetAlert(h, eventId.get(), organization, now));
     }
 
     private void record(Handle h, Event.Type type, UUID workflowId, UUID jobId, OffsetDateTime now) {

@@ -63,8 +63,8 @@ public final class Notifier implements AutoCloseable {
         OutboundHttp http = new OutboundHttp(settings.http(), rule);
         Webhooks webhooks = new Webhooks(jdbi, secrets, http, deliveries, clock);
         EmailChannel email = settings.smtp() == null ? null : new EmailChannel(settings.smtp(),
-                settings.http().totalTimeout(), clock, EmailChannel::workflowMessage);
-        Destinations destinations = new Destinations(jdbi, secrets, http, email, clock);
+                settings.http().totalTimeout(), clock, EmailChannel::message);
+        Destinations destinations = new Destinations(jdbi, secrets, http, deliveries, email, clock);
         WebhookChannel webhookChannel = new WebhookChannel(http, clock);
         DeliveryWorker.Targets targets = (h, channel, id) -> channel.equals(WebhookChannel.KIND)
                 ? webhooks.forSending(h, id).<DeliveryWorker.Target<?>>map(w -> new DeliveryWorker.Target<>(webhookChannel, w,

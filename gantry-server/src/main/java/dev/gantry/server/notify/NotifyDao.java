@@ -8,7 +8,10 @@ import org.jdbi.v3.sqlobject.config.RegisterConstructorMapper;
 import org.jdbi.v3.sqlobject.statement.SqlQuery;
 import org.jdbi.v3.sqlobject.statement.SqlUpdate;
 
-/** The statements on webhooks, events, deliveries and their attempts (V0027); all in the caller's transaction. */
+/**
+ * The statements on webhooks, and on the events, deliveries and attempts of every channel (V0027); all in the
+ * caller's transaction.
+ */
 @RegisterConstructorMapper(NotifyDao.WebhookRow.class)
 @RegisterConstructorMapper(NotifyDao.DueDelivery.class)
 @RegisterConstructorMapper(NotifyDao.DeliveryRow.class)
@@ -60,10 +63,13 @@ interface NotifyDao {
             """)
     int deleteWebhook(UUID id);
 
-    /** Records the event once; empty when the change was recorded before (a repeated transaction). */
+    /**
+     * Records the event once; empty when the change was recorded before (a repeated transaction). {@code projectId}
+     * is null for an organization's event (a budget alert).
+     */
     @SqlQuery("""
             INSERT INTO gantry.notify_event (id, type, subject_id, project_id, happened_at, snapshot)
-            VALUES (:id, :type, :subjectId, :projectId, :happenedAt, CAST(:snapshot AS jsonb))
+            VALUES (:id, :type, :subjectId, CAST(:projectId AS uuid), :happenedAt, CAST(:snapshot AS jsonb))
             ON CONFLICT ON CONSTRAINT notify_event_once DO NOTHING
             RETURNING id
             """)
@@ -139,15 +145,18 @@ interface NotifyDao {
             """)
     int dead(UUID id, int turn, boolean attempted, String reason, OffsetDateTime now);
 
-    /** Starts the delivery over (a manual redeliver): pending, a fresh retry window, its next turn; its new turn. */
+    /**
+     * Starts the destination's delivery over (a manual redeliver): pending, a fresh retry window, its next turn; its
+     * new turn.
+     */
     @SqlQuery("""
             UPDATE gantry.notify_delivery
             SET state = 'pending', turn = turn + 1, window_started_at = :now, next_attempt_at = :now,
                 waiting_reason = NULL, dead_reason = NULL, delivered_at = NULL, finished_at = NULL
-            WHERE id = :id AND channel = 'webhook' AND destination_id = :webhookId
+            WHERE id = :id AND channel = :channel AND destination_id = :destinationId
             RETURNING turn
             """)
-    Optional<Integer> restart(UUID id, UUID webhookId, OffsetDateTime now);
+    Optional<Integer> restart(UUID id, String channel, UUID destinationId, OffsetDateTime now);
 
     /** A delivery as the log shows it. */
     record DeliveryRow(UUID id, UUID eventId, String type, UUID subjectId, String state, int attempts,
@@ -160,11 +169,11 @@ interface NotifyDao {
                    d.waiting_reason, d.dead_reason, d.delivered_at
             FROM gantry.notify_delivery d
             JOIN gantry.notify_event e ON e.id = d.event_id
-            WHERE d.channel = 'webhook' AND d.destination_id = :webhookId
+            WHERE d.channel = :channel AND d.destination_id = :destinationId
             ORDER BY d.created_at DESC, d.id
             LIMIT :limit
             """)
-    List<DeliveryRow> deliveriesOf(UUID webhookId, int limit);
+    List<DeliveryRow> deliveriesOf(String channel, UUID destinationId, int limit);
 
     record AttemptRow(UUID deliveryId, int number, OffsetDateTime startedAt, long durationMs, Integer statusCode,
                       String error) {

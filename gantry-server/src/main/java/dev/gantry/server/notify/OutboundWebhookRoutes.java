@@ -34,7 +34,6 @@ import java.util.UUID;
  */
 public final class OutboundWebhookRoutes {
     static final Set<String> FIELDS = Set.of("name", "events", "url", "verify-tls", "signing-secret", "scope");
-    static final int DELIVERIES_SHOWN = 100;
 
     private final Webhooks webhooks;
 
@@ -101,9 +100,8 @@ public final class OutboundWebhookRoutes {
     }
 
     private void deliveries(Context ctx) {
-        List<Map<String, Object>> items = webhooks.deliveries(id(ctx, "id", "webhook"), DELIVERIES_SHOWN).stream()
-                .map(OutboundWebhookRoutes::json).toList();
-        Json.respond(ctx, 200, Json.whole(items));
+        Json.respond(ctx, 200, Json.whole(webhooks.deliveries(id(ctx, "id", "webhook")).stream()
+                .map(DeliveryLog::json).toList()));
     }
 
     private void redeliver(Context ctx) {
@@ -166,7 +164,7 @@ public final class OutboundWebhookRoutes {
         Set<Event.Type> events = new LinkedHashSet<>();
         for (String word : words) {
             Event.Type type = Event.Type.ofWord(word);
-            if (type == null) {
+            if (type == null || !type.forWebhooks()) {
                 throw ApiException.invalid("events", "unknown event " + ApiException.quote(word)
                         + "; the events are workflow-completed and job-completed");
             }
@@ -178,7 +176,7 @@ public final class OutboundWebhookRoutes {
         return events;
     }
 
-    private static UUID id(Context ctx, String param, String what) {
+    static UUID id(Context ctx, String param, String what) {
         return uuid(ctx.pathParam(param), what);
     }
 
@@ -200,32 +198,6 @@ public final class OutboundWebhookRoutes {
         out.put("scope", Map.of("id", row.projectId().toString(), "type", "project"));
         out.put("created-at", time(row.createdAt()));
         out.put("updated-at", time(row.updatedAt()));
-        return out;
-    }
-
-    static Map<String, Object> json(Webhooks.DeliveryLog log) {
-        NotifyDao.DeliveryRow d = log.delivery();
-        Map<String, Object> out = new LinkedHashMap<>();
-        out.put("id", d.id().toString());
-        out.put("event_id", d.eventId().toString());
-        out.put("event_type", d.type());
-        out.put("subject_id", d.subjectId().toString());
-        out.put("state", d.state());
-        out.put("attempt_count", d.attempts());
-        out.put("created_at", time(d.createdAt()));
-        out.put("next_attempt_at", time(d.nextAttemptAt()));
-        out.put("waiting_reason", d.waitingReason());
-        out.put("dead_reason", d.deadReason());
-        out.put("delivered_at", time(d.deliveredAt()));
-        out.put("attempts", log.attempts().stream().map(a -> {
-            Map<String, Object> attempt = new LinkedHashMap<>();
-            attempt.put("number", a.number());
-            attempt.put("started_at", time(a.startedAt()));
-            attempt.put("duration_ms", a.durationMs());
-            attempt.put("status_code", a.statusCode());
-            attempt.put("error", a.error());
-            return attempt;
-        }).toList());
         return out;
     }
 

@@ -3,6 +3,7 @@ package dev.gantry.server.notify;
 import dev.gantry.notify.Event;
 import dev.gantry.notify.http.OutboundHttp;
 import dev.gantry.notify.webhook.Webhook;
+import dev.gantry.notify.webhook.WebhookChannel;
 import dev.gantry.server.http.ApiException;
 import dev.gantry.server.project.RepositoryUrls;
 import dev.gantry.server.secret.SecretBox;
@@ -111,37 +112,25 @@ public final class Webhooks {
         }
     }
 
-    /** The webhook's latest {@code limit} deliveries, newest first, each with its attempts. */
-    List<DeliveryLog> deliveries(UUID webhookId, int limit) {
+    /** The webhook's latest deliveries, newest first, each with its attempts. */
+    List<DeliveryLog> deliveries(UUID webhookId) {
         return jdbi.withHandle(h -> {
-            NotifyDao dao = h.attach(NotifyDao.class);
-            dao.webhook(webhookId).orElseThrow(() -> unknown(webhookId));
-            List<NotifyDao.DeliveryRow> rows = dao.deliveriesOf(webhookId, limit);
-            List<NotifyDao.AttemptRow> attempts = dao.attemptsOf(rows.stream().map(NotifyDao.DeliveryRow::id)
-                    .toArray(UUID[]::new));
-            return rows.stream().map(r -> new DeliveryLog(r, attempts.stream()
-                    .filter(a -> a.deliveryId().equals(r.id())).toList())).toList();
+            h.attach(NotifyDao.class).webhook(webhookId).orElseThrow(() -> unknown(webhookId));
+            return DeliveryLog.latest(h, WebhookChannel.KIND, webhookId);
         });
     }
 
-    /** A delivery and its attempts, oldest first. */
-    record DeliveryLog(NotifyDao.DeliveryRow delivery, List<NotifyDao.AttemptRow> attempts) {
-    }
-
     /**
-     * Sends delivery {@code deliveryId} of the webhook again, now, with a fresh retry window, whatever became of it;
-     * the receiver gets the same payload and delivery id.
+     * Sends delivery {@code deliveryId} of the webhook again ({@link DeliveryLog#redeliver}).
      *
      * @throws ApiException 404 when the webhook has no such delivery
      */
     void redeliver(UUID webhookId, UUID deliveryId) {
         jdbi.useTransaction(h -> {
-            OffsetDateTime now = now();
-            int turn = h.attach(NotifyDao.class).restart(deliveryId, webhookId, now).orElseThrow(() ->
-                    ApiException.notFound("webhook " + webhookId + " has no delivery " + deliveryId));
-            UUID projectId = h.attach(NotifyDao.class).webhook(webhookId).orElseThrow().projectId();
-            deliveries.enqueueAll(h, List.of(new DeliveryQueue.Turn(deliveryId, projectId, turn, null,
-                    organizationOf(h, webhookId).orElseThrow())));
+            NotifyDao.WebhookRow webhook = h.attach(NotifyDao.class).webhook(webhookId)
+                    .orElseThrow(() -> unknown(webhookId));
+            DeliveryLog.redeliver(h, deliveries, WebhookChannel.KIND, webhookId, deliveryId, webhook.projectId(),
+                    organizationOf(h, webhookId).orElseThrow(() -> unknown(webhookId)), now());
         });
     }
 

@@ -69,14 +69,19 @@ interface UsageDao {
             """)
     long addToMonth(String organization, LocalDate month, long credits);
 
-    /** Records the crossing of a threshold unless it is recorded for the month already; 1 when it recorded it. */
-    @SqlUpdate("""
+    /**
+     * Records the crossing of a threshold unless it is recorded for the month already; the new alert's id, or empty
+     * when it was recorded before.
+     */
+    @SqlQuery("""
             INSERT INTO gantry.usage_budget_alert (organization, month, threshold_percent, budget_credits, credits,
                                                    crossed_at)
             VALUES (:organization, :month, :percent, :budget, :credits, :now)
             ON CONFLICT (organization, month, threshold_percent) DO NOTHING
+            RETURNING id
             """)
-    int recordAlert(String organization, LocalDate month, int percent, long budget, long credits, OffsetDateTime now);
+    Optional<UUID> recordAlert(String organization, LocalDate month, int percent, long budget, long credits,
+                               OffsetDateTime now);
 
     /** A task that ended, as the backfill pages through them. */
     record Ended(UUID jobId, int nodeIndex, Instant endedAt) {
@@ -159,18 +164,28 @@ interface UsageDao {
     List<Line> lines(LocalDate from, LocalDate to, boolean everyOrganization, String[] organizations,
                      String organization, String project, String resourceClass);
 
-    /** A recorded budget alert. */
+    /**
+     * A recorded budget alert with the states of its deliveries (docs/notifications.md): none when no destination
+     * asked for it, or once retention dropped them.
+     */
     record Alert(String organization, LocalDate month, int thresholdPercent, long budgetCredits, long credits,
-                 Instant crossedAt, Instant deliveredAt) {
+                 Instant crossedAt, int pending, int delivered, int dead) {
     }
 
+    // The deliveries are the notifier's rows (EventOutbox.budgetAlert): read here, never written.
     @SqlQuery("""
-            SELECT organization, month, threshold_percent, budget_credits, credits, crossed_at, delivered_at
-            FROM gantry.usage_budget_alert
-            WHERE month BETWEEN date_trunc('month', CAST(:from AS date)) AND :to
-              AND (:everyOrganization OR organization = ANY(:organizations))
-              AND (CAST(:organization AS text) IS NULL OR organization = :organization)
-            ORDER BY organization, month, threshold_percent
+            SELECT a.organization, a.month, a.threshold_percent, a.budget_credits, a.credits, a.crossed_at,
+                   count(d.id) FILTER (WHERE d.state = 'pending') AS pending,
+                   count(d.id) FILTER (WHERE d.state = 'delivered') AS delivered,
+                   count(d.id) FILTER (WHERE d.state = 'dead') AS dead
+            FROM gantry.usage_budget_alert a
+            LEFT JOIN gantry.notify_event e ON e.type = 'budget-alert' AND e.subject_id = a.id
+            LEFT JOIN gantry.notify_delivery d ON d.event_id = e.id
+            WHERE a.month BETWEEN date_trunc('month', CAST(:from AS date)) AND :to
+              AND (:everyOrganization OR a.organization = ANY(:organizations))
+              AND (CAST(:organization AS text) IS NULL OR a.organization = :organization)
+            GROUP BY a.organization, a.month, a.threshold_percent
+            ORDER BY a.organization, a.month, a.threshold_percent
             """)
     @RegisterConstructorMapper(Alert.class)
     List<Alert> alerts(LocalDate from, LocalDate to, boolean everyOrganization, String[] organizations,

@@ -1,6 +1,8 @@
 package dev.gantry.server.usage;
 
+import dev.gantry.notify.Event;
 import dev.gantry.scheduler.ResourceClasses;
+import dev.gantry.server.notify.EventOutbox;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.time.LocalDate;
@@ -21,7 +23,7 @@ import org.slf4j.LoggerFactory;
  * attempt is charged at most once (the ledger's primary key), so a repeated or late completion, a retried
  * transaction or a backfill over tasks charged already change nothing. Each charge adds its credits to the
  * organization's month and records the budget thresholds it crosses ({@link BudgetThresholds}), in its own
- * transaction. Thread-safe.
+ * transaction, with the notify event that delivers each new alert ({@link EventOutbox#budgetAlert}). Thread-safe.
  */
 public final class UsageLedger {
     private static final Logger LOG = LoggerFactory.getLogger(UsageLedger.class);
@@ -78,8 +80,8 @@ public final class UsageLedger {
             long after = ledger.addToMonth(c.organization(), month, c.credits());
             // Read after the month's lock is held: a budget set meanwhile is seen here or sees this charge.
             ledger.budget(c.organization()).ifPresent(budget -> BudgetThresholds.crossed(budget,
-                    after - c.credits(), after).forEach(percent -> ledger.recordAlert(c.organization(), month,
-                    percent, budget, after, now)));
+                    after - c.credits(), after).forEach(percent -> recordAlert(h, c.organization(), month, percent,
+                    budget, after, now)));
         }
         return true;
     }
@@ -149,11 +151,22 @@ public final class UsageLedger {
                 LocalDate month = now.toLocalDate().withDayOfMonth(1);
                 // Adding nothing takes the month's lock, as a charge does: the two cannot miss each other.
                 long credits = ledger.addToMonth(organization, month, 0);
-                BudgetThresholds.reached(monthlyCredits, credits).forEach(percent -> ledger.recordAlert(
-                        organization, month, percent, monthlyCredits, credits, now));
+                BudgetThresholds.reached(monthlyCredits, credits).forEach(percent -> recordAlert(h, organization,
+                        month, percent, monthlyCredits, credits, now));
             }
         });
         return settings(organization);
+    }
+
+    /**
+     * Records the alert unless the month has it already, and only then reports it to the destinations that ask for
+     * budget alerts, in {@code h}'s transaction: a repeated charge or budget tells nobody twice.
+     */
+    private static void recordAlert(Handle h, String organization, LocalDate month, int percent, long budget,
+                                    long credits, OffsetDateTime now) {
+        h.attach(UsageDao.class).recordAlert(organization, month, percent, budget, credits, now).ifPresent(id ->
+                EventOutbox.budgetAlert(h, id, organization, new Event.Budget(month.toString().substring(0, 7),
+                        percent, budget, credits), now));
     }
 
     private OffsetDateTime now() {

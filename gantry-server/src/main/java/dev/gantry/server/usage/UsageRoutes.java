@@ -27,7 +27,7 @@ import org.jdbi.v3.core.Jdbi;
  * <ul>
  *   <li>{@code GET /api/v2/insights/usage}: credits, minutes and seconds per organization, project, resource class
  *       and day, for the organizations the caller is in (all for a site admin), as JSON or CSV, with the months'
- *       budgets and the alerts they recorded;</li>
+ *       budgets and the alerts they recorded, each with its deliveries' states;</li>
  *   <li>{@code GET /api/v2/organization/{org}/usage-settings}, {@code PUT …/usage-budget}: an organization's
  *       settings, and its monthly budget, which its admins set;</li>
  *   <li>{@code PUT /api/v2/admin/organization/{org}/charging} and {@code POST /api/v2/admin/usage/backfill}: the
@@ -207,8 +207,12 @@ public final class UsageRoutes {
         json.put("budget_credits", alert.budgetCredits());
         json.put("credits", alert.credits());
         json.put("crossed_at", Json.time(alert.crossedAt()));
-        // Nothing delivers alerts yet (the notifier is issue 33's other part): recorded, not sent.
-        json.put("delivered_at", alert.deliveredAt() == null ? null : Json.time(alert.deliveredAt()));
+        // Counts of its deliveries by state; all zero when no destination asked for budget alerts.
+        Map<String, Object> deliveries = new LinkedHashMap<>();
+        deliveries.put("pending", alert.pending());
+        deliveries.put("delivered", alert.delivered());
+        deliveries.put("dead", alert.dead());
+        json.put("deliveries", deliveries);
         return json;
     }
 }
