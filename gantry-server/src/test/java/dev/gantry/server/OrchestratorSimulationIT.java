@@ -26,8 +26,8 @@ import org.slf4j.LoggerFactory;
  * stopped_at), the tasks queued for a job, and each task attempt's charge in the usage ledger, which must be what
  * the usage rule makes of the task's record (what a backfill would write) after every event. An operator switches
  * the organization's charging off and on among the faults; such a seed ends with a backfill (crashing at a random
- * statement, then run again), after which the ledger must be the always-on one. Gantry has no notifier yet; when
- * its tables come, it is one more {@code Invariants.ExactlyOnce} check.
+ * statement, then run again), after which the ledger must be the always-on one. Notification deliveries are not
+ * checked here: the simulated server records no events (docs/simulator.md).
  *
  * <p>{@code -Ddst.seeds=N} runs seeds 0 to N-1 (default {@value Simulation#DEFAULT_SEEDS}, printing progress and the
  * rate); {@code -Ddst.seed=S} replays seed S alone, printing every event. A failure names the seed and the command
