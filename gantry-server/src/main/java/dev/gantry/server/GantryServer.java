@@ -322,9 +322,11 @@ public final class GantryServer implements AutoCloseable {
             queueLoops.add(dispatch.start(metrics.registry()));
             releaseWhatTheLastRunHeld(queues, deliveryShards, instance);
             // Before anything that ends jobs or workflows runs: their transactions report to it from the start.
+            AdmissionControl admission = new AdmissionControl(settings.admission(), () -> poolWaiters(dataSource),
+                    clock, metrics.registry());
             Notifier notifier = Notifier.start(settings.notifications(),
                     new AddressRule(settings.repositories().privateNetworks()), jdbi, queues, deliveryShards,
-                    secretBox, externalUrl, instance, clock, agentJdbi);
+                    dispatch.lowPriority(admission::overloaded), secretBox, externalUrl, instance, clock, agentJdbi);
             queueLoops.add(notifier);
             queueLoops.add(WorkflowAdvancer.start(queues, new WorkflowAdvancer(jdbi, clock, tasksQueued), instance,
                     dispatch.claims(DispatchGate.ADVANCES)));
@@ -372,8 +374,7 @@ public final class GantryServer implements AutoCloseable {
                             status, new InsightPages(fleetInsights, queueInsights, queueAdmin, projectInsights),
                             metrics.registry(), clock, new SecureRandom()),
                     new StatusRoutes(status, externalUrl), new UsageRoutes(usage, jdbi, clock),
-                    new DispatchRoutes(dispatch), new AdmissionControl(settings.admission(),
-                            () -> poolWaiters(dataSource), clock, metrics.registry()),
+                    new DispatchRoutes(dispatch), admission,
                     notifier.routes(), notifier.destinationRoutes(),
                     new InsightsRoutes(projectInsights, projects, clock));
             Javalin http = api.http();

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.gantry.server.agent.AgentSettings;
 import dev.gantry.server.auth.TokenKind;
 import dev.gantry.server.dispatch.DispatchSettings;
+import dev.gantry.server.notify.FakeEndpoint;
 import dev.gantry.server.project.RepositoryPolicy;
 import dev.gantry.testkit.EmbeddedPostgresExtension;
 import java.nio.file.Path;
@@ -24,7 +25,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Dispatch pauses itself on real database distress and ramps back once it is quiet, while triggers are still
  * accepted: dead tuples piled up by a large update in the queue's schema (autovacuum off, as when an old snapshot
- * keeps them), then vacuumed. Thresholds are small and timings short so the test runs in seconds.
+ * keeps them), then vacuumed; notification deliveries yield to job starts. Thresholds are small and timings short
+ * so the test runs in seconds.
  */
 class DispatchDistressIT {
     @RegisterExtension
@@ -113,6 +115,32 @@ class DispatchDistressIT {
         assertThat(resumed.text("state")).isEqualTo("ramping");
         assertThat(AgentClient.claimed(agent.claim(agentId, 64, 1 << 20)).jobId()).isEqualTo(job);
         assertThat(server.api().post("/api/v2/admin/dispatch/resume", "").text("state")).isEqualTo("running");
+    }
+
+    @Test
+    void deliveries_wait_while_dispatch_is_held_or_ramping_and_go_out_once_it_runs() throws Exception {
+        try (FakeEndpoint endpoint = new FakeEndpoint(FakeEndpoint.Mode.OK)) {
+            ApiClient.Answer webhook = server.api().post("/api/v2/webhook", """
+                    {"name": "dashboard", "events": ["workflow-completed"], "url": "%s", "verify-tls": true,
+                     "signing-secret": "s3cret-s3cret", "scope": {"id": "%s", "type": "project"}}"""
+                    .formatted(endpoint.url("/hook"), runs.projectId));
+            assertThat(webhook.status()).as(webhook.body()).isEqualTo(201);
+            runs.job(workflow, "a").insert();
+
+            server.api().post("/api/v2/admin/dispatch/pause", "{\"reason\": \"maintenance\"}");
+            assertThat(server.api().post("/api/v2/workflow/" + workflow + "/cancel", "{}").status()).isEqualTo(202);
+            await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3))
+                    .until(() -> endpoint.calls() == 0);
+
+            assertThat(server.api().post("/api/v2/admin/dispatch/resume",
+                    "{\"ramp\": {\"from\": 0.5, \"over_seconds\": 60}}").text("state")).isEqualTo("ramping");
+            await("job starts ramp first").during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3))
+                    .until(() -> endpoint.calls() == 0);
+
+            assertThat(server.api().post("/api/v2/admin/dispatch/resume", "").text("state")).isEqualTo("running");
+            await().atMost(Duration.ofSeconds(10)).until(() -> endpoint.accepted().size() == 1);
+            assertThat(endpoint.accepted().get(0).header("circleci-event-type")).isEqualTo("workflow-completed");
+        }
     }
 
     private static ApiClient.Answer awaitState(String state) {

@@ -24,6 +24,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import org.jdbi.v3.core.Jdbi;
 import org.slf4j.Logger;
@@ -187,6 +188,15 @@ public final class DispatchGate implements AutoCloseable {
     /** The gate as a queue worker asks it, for {@code kind}. */
     public Worker.ClaimGate claims(String kind) {
         return wanted -> admit(kind, wanted);
+    }
+
+    /**
+     * The gate of work that yields to job starts (notification deliveries): it claims nothing while dispatch is
+     * paused or still ramping, nor while {@code shedding} says the API is refusing low-priority requests, so status
+     * updates wait before any job start does. What waits is delivered once the server is calm again.
+     */
+    public Worker.ClaimGate lowPriority(BooleanSupplier shedding) {
+        return wanted -> allowedFraction() < 1 || shedding.getAsBoolean() ? 0 : wanted;
     }
 
     /** {@code matcher}, handing out tasks only while job starts may start. */

@@ -50,9 +50,10 @@ public final class Notifier implements AutoCloseable {
      *
      * @param rule   which hosts webhooks may name: the server's {@code GANTRY_ALLOW_PRIVATE_NETWORKS}
      * @param shards the queue shards deliveries run on; null to run them on {@code queues}, the main database's
+     * @param gate   asked before the delivery workers claim: deliveries yield to job starts under distress or load
      */
     public static Notifier start(NotifySettings settings, AddressRule rule, Jdbi jdbi, Queues queues, Shards shards,
-                                 SecretBox secrets, ExternalUrl externalUrl, String instance, InstantSource clock,
+                                 Worker.ClaimGate gate, SecretBox secrets, ExternalUrl externalUrl, String instance, InstantSource clock,
                                  Jdbi... jdbis) {
         DeliveryRelay relay = shards == null ? null : DeliveryRelay.start(jdbi, shards);
         DeliveryQueue deliveries = relay == null ? DeliveryQueue.onMain(queues) : DeliveryQueue.relayed(relay);
@@ -76,7 +77,7 @@ public final class Notifier implements AutoCloseable {
         DeliveryWorker handler = new DeliveryWorker(jdbi, deliveries, targets, guard, settings.retries(), clock,
                 random);
         int pool = settings.guard().poolSize();
-        Worker.Options options = Worker.Options.named(workerName(instance), pool).withPrefetch(pool);
+        Worker.Options options = Worker.Options.named(workerName(instance), pool).withPrefetch(pool).withGate(gate);
         // The main database's worker runs with shards too: turns queued there before they were set still go out.
         Worker onMain = Worker.start(queues, EventOutbox.QUEUE, handler, options);
         Runnable stop = onMain::close;
