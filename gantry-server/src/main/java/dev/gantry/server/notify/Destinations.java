@@ -131,21 +131,22 @@ public final class Destinations {
                 .flatMap(d -> dao.insertDelivery(d.kind(), d.id(), eventId, now).stream()).toList();
     }
 
-    /** Whether a destination of {@code organization}'s projects asks for its budget alerts. */
-    static boolean wantBudgetAlerts(Handle h, String organization) {
-        return !h.attach(DestinationDao.class).budgetAlertsOf(organization).isEmpty();
+    /** The Slack and e-mail destinations of {@code organization}'s projects that ask for its budget alerts. */
+    static List<DestinationDao.DestinationRow> wantingBudgetAlerts(Handle h, String organization) {
+        return h.attach(DestinationDao.class).budgetAlertsOf(organization);
     }
 
     /**
-     * Adds, in {@code h}'s transaction, a delivery of the budget alert {@code eventId} to each Slack and e-mail
-     * destination of {@code organization}'s projects that asks for budget alerts; commit statuses never hear of them.
+     * Adds, in {@code h}'s transaction, a delivery of the budget alert {@code eventId} of {@code organization} to each
+     * of {@code destinations} ({@link #wantingBudgetAlerts}); commit statuses never hear of them.
      *
-     * @return the new deliveries' ids
+     * @return the new deliveries' first turns
      */
     static List<DeliveryQueue.Turn> deliverBudgetAlert(Handle h, UUID eventId, String organization,
+                                                      List<DestinationDao.DestinationRow> destinations,
                                                       OffsetDateTime now) {
         DestinationDao dao = h.attach(DestinationDao.class);
-        return dao.budgetAlertsOf(organization).stream()
+        return destinations.stream()
                 .flatMap(d -> dao.insertDelivery(d.kind(), d.id(), eventId, now).stream()
                         .map(id -> new DeliveryQueue.Turn(id, d.projectId(), 0, null, organization))).toList();
     }

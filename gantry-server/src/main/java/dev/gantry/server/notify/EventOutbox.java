@@ -96,7 +96,11 @@ public final class EventOutbox implements JdbiConfig<EventOutbox> {
     public static void budgetAlert(Handle h, UUID alertId, String organization, Event.Budget budget,
                                    OffsetDateTime now) {
         EventOutbox outbox = h.getConfig(EventOutbox.class);
-        if (outbox.deliveries == null || !Destinations.wantBudgetAlerts(h, organization)) {
+        if (outbox.deliveries == null) {
+            return;
+        }
+        List<DestinationDao.DestinationRow> destinations = Destinations.wantingBudgetAlerts(h, organization);
+        if (destinations.isEmpty()) {
             return;
         }
         Event.Snapshot snapshot = Event.Snapshot.budgetAlert(
@@ -107,7 +111,8 @@ public final class EventOutbox implements JdbiConfig<EventOutbox> {
         if (eventId.isEmpty()) {
             return;
         }
-        outbox.deliveries.enqueueAll(h, Destinations.deliverBudgetAlert(h, eventId.get(), organization, now));
+        outbox.deliveries.enqueueAll(h, Destinations.deliverBudgetAlert(h, eventId.get(), organization,
+                destinations, now));
     }
 
     private void record(Handle h, Event.Type type, UUID workflowId, UUID jobId, OffsetDateTime now) {
