@@ -13,32 +13,36 @@ import java.util.random.RandomGenerator;
 /**
  * What stands between the delivery workers and each destination (per kind and endpoint,
  * {@link Channel.Destination#endpoint()}, e.g. {@code webhook hooks.example.com (ID)}): a {@link Bulkhead} share of
- * the worker pool, a {@link RetryBudget} (retries at most {@code retryRatio} of first attempts, plus a small burst) and a {@link CircuitBreaker} that lets one probe
- * through once it has been open for {@code openFor}. A send asks {@link #enter} first; when it may not go, the
- * answer says how long the delivery should wait, and waiting spends none of its attempts. A hanging endpoint so
- * holds at most its share of the workers, and a failing one gets about one call per {@code openFor} plus its budget,
- * whatever the number of deliveries waiting for it. Time from the injected clock; thread-safe.
+ * the worker pool (within a larger share for all the endpoints of one host, so that a host whose every endpoint hangs
+ * still leaves workers for the other hosts), a {@link RetryBudget} (retries at most {@code retryRatio} of first
+ * attempts, plus a small burst) and a {@link CircuitBreaker} that lets one probe through once it has been open for
+ * {@code openFor}. A send asks {@link #enter} first; when it may not go, the answer says how long the delivery should
+ * wait, and waiting spends none of its attempts. A hanging endpoint so holds at most its share of the workers, and a
+ * failing one gets about one call per {@code openFor} plus its budget, whatever the number of deliveries waiting for
+ * it. Time from the injected clock; thread-safe.
  */
 public final class DestinationGuard {
 
     /**
      * @param poolSize         the delivery workers in all (the bulkhead's pool)
      * @param perDestination   the most of them one destination may hold at once
+     * @param perHost          the most of them the destinations of one host may hold at once, all kinds together
      * @param retryRatio       retries allowed per first attempt, per destination
      * @param retryBurst       retries a destination may save up
      * @param failureThreshold failures in a row that open a destination's circuit
      * @param openFor          how long an open circuit refuses before its probe
      * @param busyWait         how long a delivery waits when its destination's share of the pool is taken
      */
-    public record Settings(int poolSize, int perDestination, double retryRatio, double retryBurst,
+    public record Settings(int poolSize, int perDestination, int perHost, double retryRatio, double retryBurst,
                            int failureThreshold, Duration openFor, Duration busyWait) {
         // A busy destination's deliveries wait about half a call's timeout: each return costs a claim and a write, and
         // with 1 s the deliveries of a hanging endpoint came back several times per call they waited for.
-        public static final Settings DEFAULTS = new Settings(16, 4, 0.1, 5, 5, Duration.ofSeconds(30),
+        public static final Settings DEFAULTS = new Settings(16, 4, 12, 0.1, 5, 5, Duration.ofSeconds(30),
                 Duration.ofSeconds(5));
 
         public Settings {
-            new Bulkhead(poolSize, perDestination); // validates
+            new Bulkhead(poolSize, perHost); // validates
+            new Bulkhead(perHost, perDestination);
             new RetryBudget(retryRatio, retryBurst);
             new CircuitBreaker(failureThreshold, openFor, InstantSource.system());
             if (busyWait.isNegative() || busyWait.isZero()) {
@@ -73,6 +77,7 @@ public final class DestinationGuard {
     private final InstantSource clock;
     private final RandomGenerator random;
     private final Bulkhead bulkhead;
+    private final Bulkhead hosts;
     private final Map<Key, Policies> destinations = new ConcurrentHashMap<>();
 
     public DestinationGuard(Settings settings, InstantSource clock, RandomGenerator random) {
@@ -80,6 +85,7 @@ public final class DestinationGuard {
         this.clock = clock;
         this.random = random;
         this.bulkhead = new Bulkhead(settings.poolSize(), settings.perDestination());
+        this.hosts = new Bulkhead(settings.poolSize(), settings.perHost());
     }
 
     public Settings settings() {
@@ -87,11 +93,12 @@ public final class DestinationGuard {
     }
 
     /**
-     * Whether a send of {@code kind} to {@code endpoint} ({@link Channel.Destination#endpoint()}) may go now;
-     * {@code retry} when the delivery has failed before (it then needs the destination's retry budget).
+     * Whether a send of {@code kind} to {@code endpoint} ({@link Channel.Destination#endpoint()}) on {@code host} may
+     * go now; {@code retry} when the delivery has failed before (it then needs the destination's retry budget).
      */
-    public Decision enter(String kind, String endpoint, boolean retry) {
+    public Decision enter(String kind, String host, String endpoint, boolean retry) {
         Key key = new Key(kind, endpoint.toLowerCase(Locale.ROOT));
+        String hostKey = host.toLowerCase(Locale.ROOT);
         Policies policies = destinations.computeIfAbsent(key, k -> new Policies(
                 new RetryBudget(settings.retryRatio(), settings.retryBurst()),
                 new CircuitBreaker(settings.failureThreshold(), settings.openFor(), clock)));
@@ -103,18 +110,24 @@ public final class DestinationGuard {
             return new Wait(jittered(settings.busyWait()), "all " + settings.perDestination()
                     + " workers for " + key + " busy");
         }
-        if (retry && !policies.budget().tryRetry()) {
+        if (!hosts.tryAcquire(hostKey)) {
             bulkhead.release(key.toString());
+            return new Wait(jittered(settings.busyWait()), "all " + settings.perHost()
+                    + " workers for host " + hostKey + " busy");
+        }
+        Permit permit = new Permit(key, hostKey, policies.breaker());
+        if (retry && !policies.budget().tryRetry()) {
+            permit.release();
             return new Wait(jittered(settings.openFor()), "retry budget for " + key + " spent");
         }
         if (!policies.breaker().tryCall()) {
-            bulkhead.release(key.toString());
+            permit.release();
             return new Wait(jittered(settings.openFor()), "circuit half-open for " + key + ", its probe under way");
         }
         if (!retry) {
             policies.budget().recordFirstAttempt();
         }
-        return new Go(new Permit(key, policies.breaker()));
+        return new Go(permit);
     }
 
     /** The state of the circuit of {@code kind} and {@code endpoint} (closed when it has never been called). */
@@ -132,12 +145,14 @@ public final class DestinationGuard {
     /** One send let through: report its outcome once, and close it (in a finally) to give back its worker. */
     public final class Permit implements AutoCloseable {
         private final Key key;
+        private final String host;
         private final CircuitBreaker breaker;
         private boolean reported;
         private boolean closed;
 
-        private Permit(Key key, CircuitBreaker breaker) {
+        private Permit(Key key, String host, CircuitBreaker breaker) {
             this.key = key;
+            this.host = host;
             this.breaker = breaker;
         }
 
@@ -173,6 +188,11 @@ public final class DestinationGuard {
             if (!reported) {
                 failed();
             }
+            release();
+        }
+
+        private void release() {
+            hosts.release(host);
             bulkhead.release(key.toString());
         }
     }

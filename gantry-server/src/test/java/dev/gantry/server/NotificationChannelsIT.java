@@ -157,7 +157,9 @@ class NotificationChannelsIT {
         create("""
                 {"kind": "commit-status", "name": "gitea", "forge": "gitea", "token": "gitea-1"}""");
 
-        ended(started("deploy"), "canceled");
+        UUID workflow = started("deploy");
+        await().atMost(Duration.ofSeconds(10)).until(() -> forge.accepted().size() == 2);
+        ended(workflow, "canceled");
 
         await().atMost(Duration.ofSeconds(10)).until(() -> forge.accepted().size() == 4);
         List<FakeEndpoint.Received> gitlab = forge.accepted().stream()
@@ -187,6 +189,29 @@ class NotificationChannelsIT {
                 .containsExactly("workflow-completed", "workflow-started");
         assertThat(items.findValuesAsText("attempt_count")).containsOnly("1");
         assertThat(items.get(0).at("/attempts/0/status_code").asInt()).isEqualTo(200);
+    }
+
+    @Test
+    void a_start_status_still_waiting_when_its_workflow_ends_is_superseded_and_never_lands_after_the_end() {
+        String github = create("""
+                {"kind": "commit-status", "name": "github", "forge": "github", "token": "ghp_t0ken"}""");
+        forge.mode(FakeEndpoint.Mode.FAIL);
+        UUID workflow = started("build");
+        await().atMost(Duration.ofSeconds(10)).until(() -> forge.calls() >= 1); // the start failed, its retry waits
+        ended(workflow, "success");
+        forge.mode(FakeEndpoint.Mode.OK);
+
+        String log = PROJECT + "/" + github + "/deliveries";
+        await().atMost(Duration.ofSeconds(10)).until(() -> server.api().get(log).json().path("items")
+                .findValuesAsText("state").equals(List.of("delivered", "superseded")));
+        assertThat(forge.accepted()).as("the forge never went back to pending").hasSize(1);
+        assertThat(json(forge.accepted().getFirst().body()).path("state").asText()).isEqualTo("success");
+        String start = server.api().get(log).json().path("items").get(1).path("id").asText();
+
+        assertThat(server.api().post(log + "/" + start + "/redeliver", "{}").status()).isEqualTo(202);
+        await().atMost(Duration.ofSeconds(10)).until(() -> server.api().get(log).json().path("items").get(1)
+                .path("state").asText().equals("superseded"));
+        assertThat(forge.accepted()).as("a redelivered start is superseded again").hasSize(1);
     }
 
     @Test

@@ -53,7 +53,7 @@ class OutboundWebhooksIT {
     static ServerSettings settings() {
         return new ServerSettings(0).withRepositories(RepositoryPolicy.ANYTHING).withNotifications(
                 NotifySettings.defaults().withRetries(new Backoff(Duration.ofMillis(100), Duration.ofMillis(400)),
-                        Duration.ofSeconds(3)).withGuard(new DestinationGuard.Settings(16, 4, 1.0, 100, 100,
+                        Duration.ofSeconds(3)).withGuard(new DestinationGuard.Settings(16, 4, 12, 1.0, 100, 100,
                         Duration.ofSeconds(30), Duration.ofMillis(200))));
     }
 

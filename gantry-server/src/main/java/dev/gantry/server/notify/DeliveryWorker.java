@@ -82,8 +82,12 @@ final class DeliveryWorker implements Worker.Handler {
         }
         Due due = found.get();
         NotifyDao.DueDelivery d = due.delivery();
+        if (overtakenByItsEnd(d)) {
+            return;
+        }
         Instant windowStart = d.windowStartedAt().toInstant();
-        switch (guard.enter(due.target().channel().kind(), due.target().destination().endpoint(),
+        Channel.Destination destination = due.target().destination();
+        switch (guard.enter(due.target().channel().kind(), destination.host(), destination.endpoint(),
                 d.attempts() > 0)) {
             case DestinationGuard.Wait wait -> {
                 Optional<Instant> later = retries.within(clock.instant().plus(wait.delay()), windowStart);
@@ -110,6 +114,25 @@ final class DeliveryWorker implements Worker.Handler {
                 record(due, attempt, windowStart);
             }
         }
+    }
+
+    /**
+     * A workflow's start (a {@code pending} commit status) is superseded, not sent, once the destination has a delivery
+     * of the workflow's end: sent after it, it would set the forge's status back to pending. A start already in
+     * flight when the end is recorded can still land after it.
+     */
+    private boolean overtakenByItsEnd(NotifyDao.DueDelivery d) {
+        if (Event.Type.ofWord(d.type()) != Event.Type.WORKFLOW_STARTED) {
+            return false;
+        }
+        return jdbi.inTransaction(h -> {
+            NotifyDao dao = h.attach(NotifyDao.class);
+            if (!dao.hasEndOf(d.subjectId(), d.channel(), d.destinationId())) {
+                return false;
+            }
+            dao.superseded(d.id(), d.turn(), at(clock.instant()));
+            return true;
+        });
     }
 
     private void record(Due due, Attempt attempt, Instant windowStart) {

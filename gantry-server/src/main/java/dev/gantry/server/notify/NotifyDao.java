@@ -94,13 +94,14 @@ interface NotifyDao {
 
     /** A delivery whose turn a queue message holds, with what sending it needs. */
     record DueDelivery(UUID id, String channel, UUID destinationId, int attempts, int turn, OffsetDateTime windowStartedAt,
-                       UUID eventId, UUID projectId, String type, OffsetDateTime happenedAt, String snapshot) {
+                       UUID eventId, UUID projectId, String type, UUID subjectId, OffsetDateTime happenedAt,
+                       String snapshot) {
     }
 
     /** The pending delivery {@code id} if {@code turn} is still its turn; else empty, and the message is stale. */
     @SqlQuery("""
             SELECT d.id, d.channel, d.destination_id, d.attempts, d.turn, d.window_started_at, e.id AS event_id,
-                   e.project_id, e.type, e.happened_at, e.snapshot::text AS snapshot
+                   e.project_id, e.type, e.subject_id, e.happened_at, e.snapshot::text AS snapshot
             FROM gantry.notify_delivery d
             JOIN gantry.notify_event e ON e.id = d.event_id
             WHERE d.id = :id AND d.turn = :turn AND d.state = 'pending'
@@ -135,6 +136,26 @@ interface NotifyDao {
             WHERE id = :id AND turn = :turn AND state = 'pending'
             """)
     int nextTurn(UUID id, int turn, boolean attempted, OffsetDateTime at, String waitingReason);
+
+    /**
+     * Whether the destination has a delivery of the end of workflow {@code workflowId}: its start's commit status,
+     * sent now, would overwrite the final one on the forge (or land after it), so it is superseded instead.
+     */
+    @SqlQuery("""
+            SELECT EXISTS (SELECT 1 FROM gantry.notify_event e
+                           JOIN gantry.notify_delivery d ON d.event_id = e.id
+                           WHERE e.type = 'workflow-completed' AND e.subject_id = :workflowId
+                             AND d.channel = :channel AND d.destination_id = :destinationId)
+            """)
+    boolean hasEndOf(UUID workflowId, String channel, UUID destinationId);
+
+    /** Superseded, never to be sent, if the turn is still {@code turn}; 1 when it moved. */
+    @SqlUpdate("""
+            UPDATE gantry.notify_delivery
+            SET state = 'superseded', finished_at = :now, next_attempt_at = NULL, waiting_reason = NULL
+            WHERE id = :id AND turn = :turn AND state = 'pending'
+            """)
+    int superseded(UUID id, int turn, OffsetDateTime now);
 
     /** Gives the delivery up with {@code reason} at {@code now}; 1 when the turn was still {@code turn}. */
     @SqlUpdate("""

@@ -119,14 +119,15 @@ interface StatusDao {
 
     /**
      * Notifications (webhooks, Slack, e-mail, commit statuses) to deliver, made per window, and how many of them are
-     * failing: not delivered, and either tried and failed, held back by their destination's guard (an open
-     * circuit, a spent retry budget), or late: due before {@code lateBefore} and not tried since, as when the queue
-     * (shard) holding them is down. One in flight for the first time is none of these. Counting deliveries rather
-     * than attempts keeps the figure honest while a circuit breaker holds the attempts down.
+     * failing: pending or dead (not delivered, nor superseded by a later one), and either tried and failed, held back
+     * by their destination's guard (an open circuit, a spent retry budget), or late: due before {@code lateBefore} and
+     * not tried since, as when the queue (shard) holding them is down. One in flight for the first time is none of
+     * these. Counting deliveries rather than attempts keeps the figure honest while a circuit breaker holds the
+     * attempts down.
      */
     @SqlQuery("""
             SELECT w.name AS window, count(d.id) AS deliveries,
-                   count(d.id) FILTER (WHERE d.state <> 'delivered'
+                   count(d.id) FILTER (WHERE d.state IN ('pending', 'dead')
                        AND (d.attempts > 0 OR d.waiting_reason IS NOT NULL
                             OR d.next_attempt_at < CAST(:lateBefore AS timestamptz))) AS failing
             FROM unnest(:windows, :spansMs) AS w(name, span_ms)
