@@ -232,35 +232,44 @@ final class ChaosRun {
 
     /** What the API says of an accepted pipeline; asked a few times, as a single answer may be a 503. */
     private static Outcome outcome(ChaosApi api, Workload.Accepted pipeline) throws Exception {
+        ChaosApi.Answer answer = settled(api, "/api/v2/pipeline/" + pipeline.id());
+        if (answer.status() == 404) {
+            return Outcome.LOST;
+        }
+        if (answer.json().path("state").asText().equals("errored")) {
+            return Outcome.UNEXPECTED;
+        }
+        JsonNode workflows = settled(api, "/api/v2/pipeline/" + pipeline.id() + "/workflow").json().path("items");
+        if (workflows.isEmpty()) {
+            return Outcome.NOT_FINAL;
+        }
+        for (JsonNode workflow : workflows) {
+            if (GOING.contains(workflow.path("status").asText())) {
+                return Outcome.NOT_FINAL;
+            }
+        }
+        return workflows.get(0).path("status").asText().equals(pipeline.shape().expected)
+                ? Outcome.EXPECTED : Outcome.UNEXPECTED;
+    }
+
+    /**
+     * A GET answered 200 or 404, asked again a second later after anything else: the check reads a thousand
+     * pipelines with one token, so the API's rate limit answers some of them 429 (a full run once counted 9 finished
+     * pipelines as not final because their workflows' answer was a 429 read as "no workflows").
+     */
+    private static ChaosApi.Answer settled(ChaosApi api, String path) throws Exception {
         for (int attempt = 1; ; attempt++) {
             ChaosApi.Answer answer;
             try {
-                answer = api.get("/api/v2/pipeline/" + pipeline.id());
+                answer = api.get(path);
             } catch (java.io.IOException e) {
                 answer = new ChaosApi.Answer(0, null);
             }
-            if (answer.status() == 404) {
-                return Outcome.LOST;
+            if (answer.status() == 200 || answer.status() == 404) {
+                return answer;
             }
-            if (answer.status() == 200) {
-                if (answer.json().path("state").asText().equals("errored")) {
-                    return Outcome.UNEXPECTED;
-                }
-                JsonNode workflows = api.get("/api/v2/pipeline/" + pipeline.id() + "/workflow").json().path("items");
-                if (workflows.isEmpty()) {
-                    return Outcome.NOT_FINAL;
-                }
-                for (JsonNode workflow : workflows) {
-                    if (GOING.contains(workflow.path("status").asText())) {
-                        return Outcome.NOT_FINAL;
-                    }
-                }
-                return workflows.get(0).path("status").asText().equals(pipeline.shape().expected)
-                        ? Outcome.EXPECTED : Outcome.UNEXPECTED;
-            }
-            if (attempt == 5) {
-                throw new IllegalStateException("GET pipeline " + pipeline.id() + " answered " + answer.status()
-                        + " five times");
+            if (attempt == 10) {
+                throw new IllegalStateException("GET " + path + " answered " + answer.status() + " ten times");
             }
             Thread.sleep(1_000);
         }
