@@ -296,8 +296,9 @@ public final class GantryServer implements AutoCloseable {
         Autoscaling autoscaling = fleetSetup == null ? null : new Autoscaling(fleetSetup, jdbi, clock, instance);
         // Resource classes, image pins and organisation limits come from the fleet file, if there is one.
         FleetConfig fleetConfig = fleetSetup == null ? FleetConfig.defaults() : fleetSetup.config();
-        // Charged at each task's end in the agent protocol's transactions; backfills and settings on the main pool.
-        UsageLedger usage = new UsageLedger(jdbi, fleetConfig.resourceClasses(), clock);
+        // Charged at each task's end in the agent protocol's transactions; counted into months (started below),
+        // backfills and settings on the main pool.
+        UsageLedger usage = new UsageLedger(jdbi, queues, fleetConfig.resourceClasses(), clock);
         OpenClaims claiming = new OpenClaims();
         FleetSnapshots fleet = new FleetSnapshots(fleetConfig.resourceClasses(), new ImagePools(fleetConfig),
                 fleetConfig.orgLimits(), settings.agent().heartbeatInterval().multipliedBy(3),
@@ -328,6 +329,7 @@ public final class GantryServer implements AutoCloseable {
                     new AddressRule(settings.repositories().privateNetworks()), jdbi, queues, deliveryShards,
                     dispatch.lowPriority(admission::overloaded), secretBox, externalUrl, instance, clock, agentJdbi);
             queueLoops.add(notifier);
+            queueLoops.add(usage.start(instance, dispatch.lowPriority(admission::overloaded)));
             queueLoops.add(WorkflowAdvancer.start(queues, new WorkflowAdvancer(jdbi, clock, tasksQueued), instance,
                     dispatch.claims(DispatchGate.ADVANCES)));
             queueLoops.add(new RetentionSweeper(jdbi, blobs, settings.retention(), clock).start());
@@ -424,7 +426,7 @@ public final class GantryServer implements AutoCloseable {
      */
     private static void releaseWhatTheLastRunHeld(Queues queues, Shards deliveryShards, String instance) {
         int released = queues.releaseHeldBy(List.of(WorkflowAdvancer.workerName(instance),
-                PlanBuilder.workerName(instance), Notifier.workerName(instance)));
+                PlanBuilder.workerName(instance), Notifier.workerName(instance), UsageLedger.workerName(instance)));
         if (deliveryShards != null) {
             for (Queues shard : deliveryShards.all()) {
                 released += shard.releaseHeldBy(List.of(Notifier.workerName(instance)));

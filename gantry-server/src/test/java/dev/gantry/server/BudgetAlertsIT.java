@@ -77,13 +77,18 @@ class BudgetAlertsIT {
         return created.text("id");
     }
 
-    /** A task of a medium job that runs and is charged 10 credits; its completion is sent twice. */
+    /**
+     * A task of a medium job that runs and is charged 10 credits; its completion is sent twice. Returns once the
+     * ledger's workers have counted it into the month, so each threshold is crossed by a known charge.
+     */
     void charged(String job) {
         acme.job(workflow, job).insert();
         AgentClient.Claimed task = agent.claimed(agentId);
         assertThat(agent.heartbeat(task, task.lease()).status()).isEqualTo(200);
         assertThat(agent.complete(task, task.lease(), "success").status()).isEqualTo(200);
         assertThat(agent.complete(task, task.lease(), "success").status()).as("the repeat").isEqualTo(200);
+        await().atMost(Duration.ofSeconds(10)).until(() -> server.jdbi().withHandle(h -> h.createQuery(
+                "SELECT count(*) FROM gantry.usage_charge WHERE counted_at IS NULL").mapTo(Long.class).one()) == 0);
     }
 
     void budget(long credits) {

@@ -9,6 +9,7 @@ import dev.gantry.server.agent.AgentSettings;
 import dev.gantry.server.auth.TokenKind;
 import dev.gantry.testkit.EmbeddedPostgresExtension;
 import java.nio.file.Path;
+import java.sql.Connection;
 import java.time.Duration;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
@@ -106,6 +107,29 @@ class UsageLedgerIT {
         assertThat(row.day()).isEqualTo(LocalDate.now(ZoneOffset.UTC));
         assertThat(row.backfilled()).isFalse();
         assertThat(rows.get(1).credits()).as("a failed task is charged for its time as well").isEqualTo(10);
+    }
+
+    @Test
+    void a_task_end_never_waits_for_its_months_lock_which_only_the_ledgers_workers_take() throws Exception {
+        acme.job(workflow, "first").insert();
+        AgentClient.Claimed first = accepted(agent.claimed(agentId));
+        agent.complete(first, first.lease(), "success");
+        awaitCounted();
+        acme.job(workflow, "second").insert();
+        AgentClient.Claimed second = accepted(agent.claimed(agentId));
+
+        try (Connection reporting = pg.dataSource().getConnection()) {
+            reporting.setAutoCommit(false); // a long report, or another organization's busy month, holds the row
+            reporting.createStatement().execute("SELECT * FROM gantry.usage_month WHERE organization = 'acme' "
+                    + "FOR UPDATE");
+            assertThat(agent.complete(second, second.lease(), "success").status())
+                    .as("the end commits with its charge; counting it waits for the lock").isEqualTo(200);
+            assertThat(charges()).hasSize(2);
+            assertThat(monthCredits("acme")).isEqualTo(10);
+            reporting.rollback();
+        }
+        awaitCounted();
+        assertThat(monthCredits("acme")).isEqualTo(20);
     }
 
     @Test
@@ -276,6 +300,7 @@ class UsageLedgerIT {
         assertThat(admin.post("/api/v2/admin/usage/backfill", "{\"from\": \"" + today + "\", \"to\": \"" + today
                 + "\"}").json().path("charged").asInt()).as("again, over every organization").isZero();
         assertThat(charges()).isEqualTo(rows);
+        awaitCounted();
         assertThat(monthCredits("other")).isEqualTo(monthCredits("acme")).isEqualTo(2 * 30 + 60);
     }
 
@@ -288,6 +313,7 @@ class UsageLedgerIT {
             AgentClient.Claimed task = accepted(agent.claimed(agentId));
             agent.complete(task, task.lease(), "success");
             agent.complete(task, task.lease(), "success");
+            awaitCounted(); // one count at a time, so that each threshold is crossed by a known total
         }
         // Lowering the budget records nothing more: each threshold was crossed this month already.
         admin.put("/api/v2/organization/acme/usage-budget", "{\"monthly_credits\": 10}");
@@ -312,6 +338,7 @@ class UsageLedgerIT {
         acme.job(workflow, "test").insert();
         AgentClient.Claimed task = accepted(agent.claimed(agentId));
         agent.complete(task, task.lease(), "success");
+        awaitCounted();
 
         admin.put("/api/v2/organization/acme/usage-budget", "{\"monthly_credits\": 12}");
         admin.put("/api/v2/organization/acme/usage-budget", "{\"monthly_credits\": 12}");
@@ -378,6 +405,12 @@ class UsageLedgerIT {
                         rs.getString(5), rs.getString(6), rs.getString(7), rs.getString(8),
                         rs.getObject(9, UUID.class), rs.getLong(10), rs.getLong(11), rs.getLong(12),
                         rs.getObject(13, LocalDate.class), rs.getBoolean(14))).list());
+    }
+
+    /** Waits until the ledger's workers have counted every charge into its month. */
+    private static void awaitCounted() {
+        await().atMost(Duration.ofSeconds(10)).until(() -> server.jdbi().withHandle(h -> h.createQuery(
+                "SELECT count(*) FROM gantry.usage_charge WHERE counted_at IS NULL").mapTo(Long.class).one()) == 0);
     }
 
     private static long monthCredits(String organization) {

@@ -191,9 +191,10 @@ public final class DispatchGate implements AutoCloseable {
     }
 
     /**
-     * The gate of work that yields to job starts (notification deliveries): it claims nothing while dispatch is
-     * paused or still ramping, nor while {@code shedding} says the API is refusing low-priority requests, so status
-     * updates wait before any job start does. What waits is delivered once the server is calm again.
+     * The gate of work that yields to job starts (notification deliveries, usage counts): it claims nothing while
+     * dispatch is paused or still ramping, nor while {@code shedding} says the API is refusing low-priority requests,
+     * so status updates and the ledger's months wait before any job start does. What waits is done once the server
+     * is calm again.
      */
     public Worker.ClaimGate lowPriority(BooleanSupplier shedding) {
         return wanted -> allowedFraction() < 1 || shedding.getAsBoolean() ? 0 : wanted;

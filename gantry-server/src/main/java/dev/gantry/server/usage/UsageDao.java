@@ -48,14 +48,32 @@ interface UsageDao {
     @SqlUpdate("""
             INSERT INTO gantry.usage_charge (job_id, node_index, attempt, organization, project_id, project_name,
                                              job_name, actor, resource_class, agent_id, started_at, ended_at, run_ms,
-                                             minutes, credits_per_minute, credits, day, charged_at, backfilled)
+                                             minutes, credits_per_minute, credits, day, charged_at, backfilled,
+                                             counted_at)
             VALUES (:c.jobId, :c.nodeIndex, :c.attempt, :c.organization, :c.projectId, :c.projectName, :c.jobName,
                     :c.actor, :c.resourceClass, CAST(:c.agentId AS uuid), :startedAt, :endedAt, :c.runMs, :c.minutes,
-                    :c.creditsPerMinute, :c.credits, :c.day, :now, :backfilled)
+                    :c.creditsPerMinute, :c.credits, :c.day, :now, :backfilled,
+                    CASE WHEN :c.credits = 0 THEN CAST(:now AS timestamptz) END)
             ON CONFLICT (job_id, node_index) DO NOTHING
             """)
     int insert(@BindMethods("c") Charge c, OffsetDateTime startedAt, OffsetDateTime endedAt, OffsetDateTime now,
                boolean backfilled);
+
+    /** A charge counted into its organization's month just now. */
+    record Counted(String organization, LocalDate day, long credits) {
+    }
+
+    /**
+     * Marks the charge of the task attempt counted, unless it is already: the charge's credits, once; empty when
+     * it was counted before (a message run twice) or there is no such charge.
+     */
+    @SqlQuery("""
+            UPDATE gantry.usage_charge SET counted_at = :now
+            WHERE job_id = :jobId AND node_index = :nodeIndex AND counted_at IS NULL
+            RETURNING organization, day, credits
+            """)
+    @RegisterConstructorMapper(Counted.class)
+    Optional<Counted> count(UUID jobId, int nodeIndex, OffsetDateTime now);
 
     /**
      * Adds {@code credits} to the organization's month and returns the month's new total. Takes the month row's

@@ -1,6 +1,10 @@
 package dev.gantry.server.usage;
 
 import dev.gantry.notify.Event;
+import dev.gantry.queue.Message;
+import dev.gantry.queue.NewMessage;
+import dev.gantry.queue.Queues;
+import dev.gantry.queue.Worker;
 import dev.gantry.scheduler.ResourceClasses;
 import dev.gantry.server.notify.EventOutbox;
 import java.time.Instant;
@@ -21,28 +25,54 @@ import org.slf4j.LoggerFactory;
  * Writes the ledger: a task's end calls {@link #charge} in the transaction that ends it, and {@link #backfill}
  * charges later, by the same rule ({@link UsageRule}), what ended while an organization's charging was off. A task
  * attempt is charged at most once (the ledger's primary key), so a repeated or late completion, a retried
- * transaction or a backfill over tasks charged already change nothing. Each charge adds its credits to the
- * organization's month and records the budget thresholds it crosses ({@link BudgetThresholds}), in its own
- * transaction, with the notify event that delivers each new alert ({@link EventOutbox#budgetAlert}). Thread-safe.
+ * transaction or a backfill over tasks charged already change nothing.
+ *
+ * <p>The charge's transaction only inserts its row and queues it on {@link #QUEUE}; the ledger's own workers
+ * ({@link #start}) count it into the organization's month and record the budget thresholds it crosses
+ * ({@link BudgetThresholds}), with the notify event that delivers each new alert ({@link EventOutbox#budgetAlert}),
+ * each charge exactly once ({@code usage_charge.counted_at}). That is the ledger's bulkhead: the month's row lock, by
+ * which one organization's charges take turns, is held by those workers and never by a task's end, so a busy
+ * organization cannot hold up the agents' completions, and the workers yield while the database is distressed.
+ * Thread-safe.
  */
 public final class UsageLedger {
     private static final Logger LOG = LoggerFactory.getLogger(UsageLedger.class);
     /** Tasks one backfill transaction charges. */
     static final int BACKFILL_BATCH = 500;
     private static final UUID NO_JOB = new UUID(0, 0);
+    /** The queue of charges still to count into their month, one message per charge. */
+    public static final String QUEUE = "usage-count";
+    /** The ledger's workers: counting is a few statements, and one organization's counts take turns anyway. */
+    static final int WORKERS = 2;
+    // A count fails only while the database does; its message is tried again for as long as the queue allows.
+    private static final int MESSAGE_ATTEMPTS = 100;
 
     private final Jdbi jdbi;
+    private final Queues queues;
     private final ResourceClasses classes;
     private final InstantSource clock;
 
     /**
-     * @param jdbi    where backfills and settings run; charges run in their caller's transaction
+     * @param jdbi    where backfills, settings and the counts run; charges run in their caller's transaction
+     * @param queues  where charges wait to be counted
      * @param classes the fleet file's resource classes, whose credits per minute the charges use
      */
-    public UsageLedger(Jdbi jdbi, ResourceClasses classes, InstantSource clock) {
+    public UsageLedger(Jdbi jdbi, Queues queues, ResourceClasses classes, InstantSource clock) {
         this.jdbi = jdbi;
+        this.queues = queues;
         this.classes = classes;
         this.clock = clock;
+    }
+
+    /** Starts this server's workers that count charges into their months; none claims while {@code gate} holds. */
+    public Worker start(String instance, Worker.ClaimGate gate) {
+        return Worker.start(queues, QUEUE, this::count, Worker.Options.named(workerName(instance), WORKERS)
+                .withGate(gate));
+    }
+
+    /** The name the counting workers of server {@code instance} hold messages under. */
+    public static String workerName(String instance) {
+        return "usage-count@" + instance;
     }
 
     /**
@@ -76,14 +106,28 @@ public final class UsageLedger {
                     + "classes ({})", jobId, nodeIndex, c.resourceClass(), classes.known());
         }
         if (c.credits() > 0) {
-            LocalDate month = c.day().withDayOfMonth(1);
-            long after = ledger.addToMonth(c.organization(), month, c.credits());
-            // Read after the month's lock is held: a budget set meanwhile is seen here or sees this charge.
-            ledger.budget(c.organization()).ifPresent(budget -> BudgetThresholds.crossed(budget,
-                    after - c.credits(), after).forEach(percent -> recordAlert(h, c.organization(), month, percent,
-                    budget, after, now)));
+            queues.enqueueAll(h, List.of(NewMessage.to(QUEUE).payload(jobId + ":" + nodeIndex)
+                    .uniqueKey("usage/" + jobId + "/" + nodeIndex).group(c.organization())
+                    .maxAttempts(MESSAGE_ATTEMPTS)));
         }
         return true;
+    }
+
+    /** Counts one charge into its organization's month, once, with the budget alerts it crosses. */
+    private void count(Message message) {
+        String[] task = message.payload().split(":", 2);
+        jdbi.useTransaction(h -> {
+            UsageDao ledger = h.attach(UsageDao.class);
+            OffsetDateTime now = now();
+            ledger.count(UUID.fromString(task[0]), Integer.parseInt(task[1]), now).ifPresent(c -> {
+                LocalDate month = c.day().withDayOfMonth(1);
+                long after = ledger.addToMonth(c.organization(), month, c.credits());
+                // Read after the month's lock is held: a budget set meanwhile is seen here or sees this count.
+                ledger.budget(c.organization()).ifPresent(budget -> BudgetThresholds.crossed(budget,
+                        after - c.credits(), after).forEach(percent -> recordAlert(h, c.organization(), month,
+                        percent, budget, after, now)));
+            });
+        });
     }
 
     /** What a backfill did. */
@@ -139,8 +183,8 @@ public final class UsageLedger {
     }
 
     /**
-     * Sets (or with null removes) {@code organization}'s monthly budget. A budget the month's credits already reach
-     * records its thresholds' alerts now, once, as a charge crossing them would.
+     * Sets (or with null removes) {@code organization}'s monthly budget. A budget the month's counted credits already
+     * reach records its thresholds' alerts now, once, as a count crossing them would.
      */
     public Settings setBudget(String organization, Long monthlyCredits, String actor) {
         jdbi.useTransaction(h -> {
@@ -149,7 +193,7 @@ public final class UsageLedger {
             ledger.setBudget(organization, monthlyCredits, now, actor);
             if (monthlyCredits != null) {
                 LocalDate month = now.toLocalDate().withDayOfMonth(1);
-                // Adding nothing takes the month's lock, as a charge does: the two cannot miss each other.
+                // Adding nothing takes the month's lock, as a count does: the two cannot miss each other.
                 long credits = ledger.addToMonth(organization, month, 0);
                 BudgetThresholds.reached(monthlyCredits, credits).forEach(percent -> recordAlert(h, organization,
                         month, percent, monthlyCredits, credits, now));

@@ -67,7 +67,7 @@ final class Rig implements AutoCloseable {
         FleetSnapshots snapshots = new FleetSnapshots(fleet.resourceClasses(), new ImagePools(fleet),
                 fleet.orgLimits(), AGENT.heartbeatInterval().multipliedBy(3), FleetSnapshots.Overlay.NONE,
                 new OpenClaims());
-        usage = new UsageLedger(jdbi, fleet.resourceClasses(), clock);
+        usage = new UsageLedger(jdbi, queues, fleet.resourceClasses(), clock);
         agents = new AgentCalls(jdbi, queues, AGENT, new SchedulerMatcher(snapshots, clock),
                 new FileOutputStore(home.resolve("output")), usage, clock);
     }
