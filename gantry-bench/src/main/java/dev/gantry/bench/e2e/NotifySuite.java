@@ -25,9 +25,10 @@ import java.util.stream.IntStream;
 
 /**
  * {@code bench notify}: issue 33's isolation through real agents. A {@link GantryRig} (server and agents as
- * processes) runs {@code N} pipelines (quick: 50, else 200) twice, after a warm-up of N/4: once with five healthy
- * webhook endpoints, once with one of them answering 500 to everything and one hanging. Each endpoint is a receiver on 127.0.0.1 (so the
- * server runs with --allow-private-networks). Measured: the three healthy endpoints' delivery latency (the workflow's
+ * processes) runs {@code N} pipelines (quick: 50, else 200) twice, after a warm-up of N/4: once with four healthy
+ * webhook endpoints and a healthy Slack endpoint, once with one of the webhooks answering 500 to everything and the
+ * Slack endpoint hanging, as issue 33 has it. Each endpoint is a receiver on 127.0.0.1 (so the server runs with
+ * --allow-private-networks). Measured: the three healthy endpoints' delivery latency (the workflow's
  * {@code stopped_at} in the body → the request's arrival; same machine, same clock), the jobs' start latency (queued
  * → started, from the database), and the calls to the failing endpoint per delivery sent to it. Both measured runs
  * go on beside a backlog of {@value #QUEUED_BACKLOG} queued jobs that no agent can take (they need
@@ -77,12 +78,12 @@ public final class NotifySuite implements Suite {
         int pipelines = quick ? 50 : 200;
         try (GantryRig rig = GantryRig.start(E2eSuite.AGENTS, "shell", List.of("--allow-private-networks"))) {
             String projectId = rig.client().get("/api/v2/project/" + GantryRig.SLUG).json().path("id").asText();
-            List<String> webhooks = new ArrayList<>();
+            List<String> destinations = new ArrayList<>();
             // A first, unmeasured run: otherwise the baseline pays for the JIT and cold agents (3x the p99).
-            run(rig, projectId, webhooks, pipelines / 4, false, out);
+            run(rig, projectId, destinations, pipelines / 4, false, out);
             long queued = queueBacklog(rig, out);
-            Figures baseline = run(rig, projectId, webhooks, pipelines, false, out);
-            Figures faults = run(rig, projectId, webhooks, pipelines, true, out);
+            Figures baseline = run(rig, projectId, destinations, pipelines, false, out);
+            Figures faults = run(rig, projectId, destinations, pipelines, true, out);
             double healthyP99 = percentile(faults.healthyMs(), 99);
             double baselineP99 = percentile(baseline.healthyMs(), 99);
             out.printf(Locale.ROOT, "%n%-28s %12s %12s%n", "", "no faults", "500 + hang");
@@ -103,11 +104,12 @@ public final class NotifySuite implements Suite {
     }
 
     /**
-     * Points the project's five {@code webhooks} (made on the first run) at fresh receivers, two of them faulty if
-     * {@code faulty}, and runs {@code pipelines} pipelines.
+     * Points the project's four webhooks and its Slack destination ({@code destinations}, the paths to change them by,
+     * made on the first run) at fresh receivers, the last webhook failing and the Slack one hanging if {@code faulty},
+     * and runs {@code pipelines} pipelines.
      */
-    private static Figures run(GantryRig rig, String projectId, List<String> webhooks, int pipelines, boolean faulty,
-                               PrintStream out) throws Exception {
+    private static Figures run(GantryRig rig, String projectId, List<String> destinations, int pipelines,
+                               boolean faulty, PrintStream out) throws Exception {
         GantryClient api = rig.client();
         List<Receiver> healthy = List.of(new Receiver(Mode.OK), new Receiver(Mode.OK), new Receiver(Mode.OK));
         Receiver failing = new Receiver(faulty ? Mode.FAIL : Mode.OK);
@@ -116,19 +118,26 @@ public final class NotifySuite implements Suite {
         all.add(failing);
         all.add(hanging);
         try {
+            String slack = "/api/v2/project/" + GantryRig.SLUG + "/notifications";
             for (int i = 0; i < all.size(); i++) {
                 String url = all.get(i).url();
-                GantryClient.Answer answer = i < webhooks.size()
-                        ? api.put("/api/v2/webhook/" + webhooks.get(i), JSON.writeValueAsString(Map.of("url", url)),
-                                "application/json")
-                        : api.post("/api/v2/webhook", Map.of("name", "bench", "events", List.of("workflow-completed"),
-                                "url", url, "verify-tls", true, "signing-secret", "bench",
-                                "scope", Map.of("id", projectId, "type", "project")));
-                if (!answer.ok()) {
-                    throw new IllegalStateException("pointing a webhook at " + url + ": " + answer.message());
+                boolean isSlack = all.get(i) == hanging;
+                GantryClient.Answer answer;
+                if (i < destinations.size()) {
+                    answer = api.put(destinations.get(i), JSON.writeValueAsString(Map.of("url", url)),
+                            "application/json");
+                } else if (isSlack) {
+                    answer = api.post(slack, Map.of("kind", "slack", "name", "bench", "url", url, "when", "always"));
+                } else {
+                    answer = api.post("/api/v2/webhook", Map.of("name", "bench", "events",
+                            List.of("workflow-completed"), "url", url, "verify-tls", true, "signing-secret", "bench",
+                            "scope", Map.of("id", projectId, "type", "project")));
                 }
-                if (i >= webhooks.size()) {
-                    webhooks.add(answer.json().path("id").asText());
+                if (!answer.ok()) {
+                    throw new IllegalStateException("pointing a destination at " + url + ": " + answer.message());
+                }
+                if (i >= destinations.size()) {
+                    destinations.add((isSlack ? slack : "/api/v2/webhook") + "/" + answer.json().path("id").asText());
                 }
             }
             double firstPipeline = rig.numbers("SELECT coalesce(max(number), 0) FROM gantry.pipeline")
@@ -213,7 +222,10 @@ public final class NotifySuite implements Suite {
 
     private enum Mode { OK, FAIL, HANG }
 
-    /** A webhook endpoint on 127.0.0.1 answering as its mode says; notes each accepted delivery's latency. */
+    /**
+     * An endpoint on 127.0.0.1 answering as its mode says; notes each accepted webhook delivery's latency (a Slack
+     * message has no {@code workflow.stopped_at}: only its calls are counted).
+     */
     private static final class Receiver implements AutoCloseable {
         private final Mode mode;
         private final HttpServer server;
