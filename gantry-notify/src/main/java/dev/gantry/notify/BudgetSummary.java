@@ -5,10 +5,12 @@ import java.util.Map;
 
 /**
  * What a person is told of an organization's usage budget alert, whatever the medium (Slack, e-mail): a headline with
- * an emoji, a colour (amber for the warning, red once the budget is used up), and the facts in order. Pure,
+ * an emoji, a colour (amber for the warning, red once the budget is used up), the facts in order, and the web UI's
+ * usage page of the organization and month ({@code url}; null for an alert recorded before there was one). Pure,
  * immutable.
  */
-public record BudgetSummary(String subject, String headline, String emoji, String colour, Map<String, String> facts) {
+public record BudgetSummary(String subject, String headline, String emoji, String colour, Map<String, String> facts,
+                            String url) {
 
     /** The summary of {@code event}, a budget alert. */
     public static BudgetSummary of(Event event) {
@@ -28,6 +30,7 @@ public record BudgetSummary(String subject, String headline, String emoji, Strin
         // Whole percent rounded down, so a total just short of the budget never reads 100 %.
         facts.put("Credits used", b.credits() + " of " + b.budgetCredits() + " ("
                 + b.credits() * 100 / b.budgetCredits() + " %)");
-        return new BudgetSummary(subject, headline, exceeded ? "🛑" : "⚠️", exceeded ? "#e01e5a" : "#ecb22e", facts);
+        return new BudgetSummary(subject, headline, exceeded ? "🛑" : "⚠️", exceeded ? "#e01e5a" : "#ecb22e", facts,
+                b.url());
     }
 }

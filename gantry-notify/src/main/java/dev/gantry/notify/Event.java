@@ -101,8 +101,18 @@ public record Event(UUID id, Type type, String happenedAt, Snapshot snapshot) {
      *
      * @param month   the month, {@code 2026-12}
      * @param credits the month's credits when the threshold was reached
+     * @param url     the web UI's usage page of the organization for the month; null in an alert recorded before
+     *                the UI had one
      */
-    public record Budget(String month, int thresholdPercent, long budgetCredits, long credits) {
+    public record Budget(String month, int thresholdPercent, long budgetCredits, long credits, String url) {
+        /** Without the link, which the server adds where it knows its external URL. */
+        public Budget(String month, int thresholdPercent, long budgetCredits, long credits) {
+            this(month, thresholdPercent, budgetCredits, credits, null);
+        }
+
+        public Budget withUrl(String url) {
+            return new Budget(month, thresholdPercent, budgetCredits, credits, url);
+        }
     }
 
     /** Snake case, absent fields left out, as CircleCI's payloads. Do not reconfigure it. */

@@ -72,8 +72,10 @@ import dev.gantry.server.storage.OutputStore;
 import dev.gantry.server.storage.Storage;
 import dev.gantry.server.webhook.WebhookRoutes;
 import dev.gantry.server.ui.InsightPages;
+import dev.gantry.server.ui.UsagePages;
 import dev.gantry.server.ui.WebUi;
 import dev.gantry.server.usage.UsageLedger;
+import dev.gantry.server.usage.UsageReads;
 import dev.gantry.server.usage.UsageRoutes;
 import dev.gantry.server.workflow.WorkflowRoutes;
 import dev.gantry.server.workflow.Workflows;
@@ -362,6 +364,7 @@ public final class GantryServer implements AutoCloseable {
             QueueAdminRoutes queueAdmin = new QueueAdminRoutes(queues);
             Projects projects = new Projects(jdbi, clock, settings.repositories(), repositoryUrls);
             ProjectInsights projectInsights = new ProjectInsights(jdbi);
+            UsageReads usageReads = new UsageReads(jdbi, clock);
             HttpApi.Api api = HttpApi.create(settings.host(), settings.port(), settings.tls(), authentication,
                     new RouteOwners(jdbi), audit, new ProjectRoutes(projects),
                     new PipelineRoutes(triggers), new WorkflowRoutes(new Workflows(jdbi)), jobs,
@@ -374,8 +377,9 @@ public final class GantryServer implements AutoCloseable {
                     new AgentTokenRoutes(jdbi, clock, new SecureRandom()), new HealthCheck(jdbi),
                     new WebUi(jdbi, authentication, jobs, commands, shownOutput, results.forPages(), audit,
                             status, new InsightPages(fleetInsights, queueInsights, queueAdmin, projectInsights),
+                            new UsagePages(usageReads),
                             metrics.registry(), clock, new SecureRandom()),
-                    new StatusRoutes(status, externalUrl), new UsageRoutes(usage, jdbi, clock),
+                    new StatusRoutes(status, externalUrl), new UsageRoutes(usage, usageReads),
                     new DispatchRoutes(dispatch), admission,
                     notifier.routes(), notifier.destinationRoutes(),
                     new InsightsRoutes(projectInsights, projects, clock));

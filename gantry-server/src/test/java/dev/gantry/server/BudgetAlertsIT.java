@@ -12,10 +12,13 @@ import dev.gantry.server.agent.AgentSettings;
 import dev.gantry.server.auth.TokenKind;
 import dev.gantry.server.notify.FakeEndpoint;
 import dev.gantry.testkit.EmbeddedPostgresExtension;
+import jakarta.mail.Multipart;
+import jakarta.mail.Part;
 import jakarta.mail.internet.MimeMessage;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.LocalDate;
+import java.time.YearMonth;
 import java.time.ZoneOffset;
 import java.util.List;
 import java.util.UUID;
@@ -29,7 +32,8 @@ import org.junit.jupiter.api.io.TempDir;
  * Usage budget alerts delivered end to end (docs/usage.md, docs/notifications.md): tasks charged through the agent
  * protocol cross 80 % and then 100 % of an organization's budget, and exactly the Slack and e-mail destinations of its
  * projects that ask for budget alerts hear of each once, on a fake Slack server on 127.0.0.1 and GreenMail, a real SMTP
- * server; the destinations' delivery log shows them and a redeliver sends one again.
+ * server; each links to the organization's usage page for the month; the destinations' delivery log shows them and a
+ * redeliver sends one again.
  */
 class BudgetAlertsIT {
     static final String ACME = "/api/v2/project/gh/acme/app/notifications";
@@ -137,6 +141,11 @@ class BudgetAlertsIT {
         assertThat(attachment.path("blocks").get(1).path("fields").findValuesAsText("text")).containsExactly(
                 "*Organization*\nacme", "*Month*\n" + month, "*Threshold*\n80 %", "*Credits used*\n20 of 25 (80 %)");
         JsonNode exceeded = NotificationChannelsIT.json(slack.accepted().get(1).body());
+        String usage = server.api().baseUrl() + "/usage?org=acme&from=" + YearMonth.parse(month).atDay(1) + "&to="
+                + YearMonth.parse(month).atEndOfMonth();
+        JsonNode button = attachment.at("/blocks/2/elements/0");
+        assertThat(button.path("url").asText()).isEqualTo(usage);
+        assertThat(button.at("/text/text").asText()).isEqualTo("View usage");
         assertThat(exceeded.path("text").asText()).isEqualTo("🛑 Organization acme has used its usage budget for "
                 + month);
         assertThat(exceeded.at("/attachments/0/blocks/1/fields/3/text").asText())
@@ -154,6 +163,10 @@ class BudgetAlertsIT {
                 "[acme] Usage budget used up (" + month + ")");
         assertThat(GreenMailUtil.getWholeMessage(mails[0]) + GreenMailUtil.getWholeMessage(mails[1]))
                 .contains("Credits used: 20 of 25 (80 %)").contains("Credits used: 30 of 25 (120 %)");
+        for (MimeMessage mail : mails) {
+            assertThat(decoded(mail)).as("the plain text and the HTML link")
+                    .contains(usage + "\n").contains("<a href=\"" + usage.replace("&", "&amp;") + "\">");
+        }
 
         sleep(Duration.ofMillis(500)); // anything more would have come by now
         assertThat(slack.calls()).isEqualTo(2);
@@ -216,6 +229,18 @@ class BudgetAlertsIT {
         assertThat(admin.put("/api/v2/organization/acme/member/viewer-user", "{\"role\": \"viewer\"}").status())
                 .isEqualTo(200);
         return admin.withToken(admin.post("/api/v2/user/viewer-user/token", "{\"label\": \"budget\"}").text("token"));
+    }
+
+    /** The text of every part of {@code part}, decoded from its transfer encoding. */
+    private static String decoded(Part part) throws Exception {
+        if (part.getContent() instanceof Multipart parts) {
+            StringBuilder text = new StringBuilder();
+            for (int i = 0; i < parts.getCount(); i++) {
+                text.append(decoded(parts.getBodyPart(i)));
+            }
+            return text.toString();
+        }
+        return part.getContent().toString().replace("\r\n", "\n");
     }
 
     private static void sleep(Duration duration) {

@@ -26,9 +26,9 @@ public record EmailMessage(String subject, String text, String html) {
         return of(subject, summary.headline(), facts, summary.url(), summary.colour());
     }
 
-    /** The message for a usage budget alert; the UI has no usage page to link. */
+    /** The message for a usage budget alert, with a link to the usage page when the alert has one. */
     public static EmailMessage of(BudgetSummary summary) {
-        return of(summary.subject(), summary.headline(), summary.facts(), null, summary.colour());
+        return of(summary.subject(), summary.headline(), summary.facts(), summary.url(), summary.colour());
     }
 
     /** A message with a headline, facts in order (empty ones left out) and an optional link. */

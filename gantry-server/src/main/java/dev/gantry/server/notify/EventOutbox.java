@@ -4,7 +4,10 @@ import dev.gantry.notify.Event;
 import dev.gantry.server.http.ExternalUrl;
 import dev.gantry.server.http.Json;
 import dev.gantry.server.project.ProjectSlug;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
 import java.time.OffsetDateTime;
+import java.time.YearMonth;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -91,7 +94,8 @@ public final class EventOutbox implements JdbiConfig<EventOutbox> {
     /**
      * The usage budget alert {@code alertId} of {@code organization} was recorded, in {@code h}'s transaction: one
      * event for it and a delivery to each Slack and e-mail destination of the organization's projects that asks for
-     * budget alerts ({@link Destinations#deliverBudgetAlert}); nothing when none does.
+     * budget alerts ({@link Destinations#deliverBudgetAlert}), linking to the usage page of the organization and the
+     * alert's month; nothing when none does.
      */
     public static void budgetAlert(Handle h, UUID alertId, String organization, Event.Budget budget,
                                    OffsetDateTime now) {
@@ -104,7 +108,8 @@ public final class EventOutbox implements JdbiConfig<EventOutbox> {
             return;
         }
         Event.Snapshot snapshot = Event.Snapshot.budgetAlert(
-                new Event.Organization(ProjectSlug.organizationId(organization), organization), budget);
+                new Event.Organization(ProjectSlug.organizationId(organization), organization),
+                budget.withUrl(outbox.usageUrl(organization, YearMonth.parse(budget.month()))));
         // An organization's event, of no one project.
         Optional<UUID> eventId = h.attach(NotifyDao.class).insertEvent(UUID.randomUUID(),
                 Event.Type.BUDGET_ALERT.word(), alertId, null, now, Event.snapshotJson(snapshot));
@@ -138,6 +143,12 @@ public final class EventOutbox implements JdbiConfig<EventOutbox> {
             turns.add(new DeliveryQueue.Turn(d, r.projectId(), 0, null, r.organization()));
         }
         deliveries.enqueueAll(h, turns);
+    }
+
+    /** The web UI's usage page of {@code organization} over the whole {@code month}. */
+    private String usageUrl(String organization, YearMonth month) {
+        return externalUrl.of("/usage?org=" + URLEncoder.encode(organization, StandardCharsets.UTF_8) + "&from="
+                + month.atDay(1) + "&to=" + month.atEndOfMonth());
     }
 
     private String workflowUrl(SnapshotRow r) {

@@ -64,6 +64,7 @@ public final class WebUi implements AutoCloseable {
     private final StatusPage status;
     private final JobTabs tabs;
     private final InsightPages insights;
+    private final UsagePages usage;
     private final TemplateEngine templates = TemplateEngine.createPrecompiled(ContentType.Html);
     private final ErrorResponses errors = new ErrorResponses();
     private final LiveChanges changes;
@@ -72,8 +73,7 @@ public final class WebUi implements AutoCloseable {
     /** @param metrics where the live pages' open streams are counted ({@code gantry_ui_live_streams}) */
     public WebUi(Jdbi jdbi, ApiAuthentication authentication, JobRoutes jobs, WorkflowCommands commands,
                  OutputStore output, JobResults results, AuditLog audit, StatusPage status, InsightPages insights,
-                 MeterRegistry metrics, InstantSource clock,
-                 SecureRandom random) {
+                 UsagePages usage, MeterRegistry metrics, InstantSource clock, SecureRandom random) {
         this.sessions = new UiSessions(jdbi, authentication, clock, random);
         this.reads = new UiReads(jdbi);
         this.jobs = jobs;
@@ -84,6 +84,7 @@ public final class WebUi implements AutoCloseable {
         this.status = status;
         this.tabs = new JobTabs(results, output, reads);
         this.insights = insights;
+        this.usage = usage;
         this.changes = new LiveChanges(jdbi, output);
         this.streams = new LiveStreams(this, changes, reads, output, clock, LiveStreams.MAX_STREAMS);
         Gauge.builder("gantry.ui.live.streams", streams::open)
@@ -215,6 +216,10 @@ public final class WebUi implements AutoCloseable {
         routes.get("/queues", page((ctx, s) -> render(ctx, 200, "queues.jte",
                 insights.queues(chrome("Queues", s, List.of()), s.principal(), clock.instant()))));
         routes.get("/insights/{vcs}/{org}/{name}", page(this::insights));
+        // Usage: the organizations the reader is in, as the usage API; naming another is a 403 (UsagePages).
+        routes.get("/usage", page((ctx, s) -> render(ctx, 200, "usage.jte", usage.page(chrome("Usage", s,
+                List.of()), s.principal(), ctx.queryParam("org"), ctx.queryParam("from"), ctx.queryParam("to")))));
+        routes.get("/usage/csv", page((ctx, s) -> usage.csv(ctx, s.principal())));
         routes.get("/jobs/{vcs}/{org}/{name}/{number}/raw", page(this::raw));
         routes.get("/jobs/{vcs}/{org}/{name}/{number}/tests", page((ctx, s) -> tab(ctx, s, "tests", tabs::tests)));
         routes.get("/jobs/{vcs}/{org}/{name}/{number}/artifacts",

@@ -16,7 +16,7 @@ import org.jdbi.v3.sqlobject.statement.SqlUpdate;
  * {@code usage_budget_alert}) and the reads of the task records it charges from.
  */
 @RegisterConstructorMapper(TaskRecord.class)
-interface UsageDao {
+public interface UsageDao {
     /** The task attempt's record; empty when there is no such task (a retry withdrawn with its tasks). */
     @SqlQuery("""
             SELECT t.job_id, t.node_index, j.attempt, p.organization, p.id AS project_id, p.name AS project_name,
@@ -225,4 +225,31 @@ interface UsageDao {
     @RegisterConstructorMapper(Month.class)
     List<Month> months(LocalDate from, LocalDate to, boolean everyOrganization, String[] organizations,
                        String organization);
+
+    /** An organization in a month: its credits so far, its budget (null: none) and whether its tasks are charged. */
+    record Standing(String organization, long credits, Long budgetCredits, boolean charging) {
+    }
+
+    /**
+     * Each organization of {@code organizations} (with {@code everyOrganization}: every one that has a project or
+     * ledger settings or charges), or only {@code organization}, in {@code month}.
+     */
+    @SqlQuery("""
+            WITH known AS (
+                SELECT unnest(CAST(:organizations AS text[])) AS organization
+                UNION SELECT organization FROM gantry.project WHERE :everyOrganization
+                UNION SELECT organization FROM gantry.usage_organization WHERE :everyOrganization
+                UNION SELECT organization FROM gantry.usage_month WHERE :everyOrganization
+                UNION SELECT CAST(:organization AS text) WHERE CAST(:organization AS text) IS NOT NULL
+            )
+            SELECT k.organization, coalesce(m.credits, 0) AS credits, o.monthly_budget_credits AS budget_credits,
+                   coalesce(o.charging, true) AS charging
+            FROM known k
+            LEFT JOIN gantry.usage_organization o ON o.organization = k.organization
+            LEFT JOIN gantry.usage_month m ON m.organization = k.organization AND m.month = :month
+            WHERE CAST(:organization AS text) IS NULL OR k.organization = :organization
+            ORDER BY k.organization
+            """)
+    @RegisterConstructorMapper(Standing.class)
+    List<Standing> standings(LocalDate month, boolean everyOrganization, String[] organizations, String organization);
 }

@@ -10,9 +10,9 @@ import java.util.Optional;
 /**
  * The ledger's daily lines summed over the dimensions a report groups by, and written as CSV. Pure.
  */
-final class UsageReport {
+public final class UsageReport {
     /** What a report can group by, in the order its columns come. */
-    enum Dimension {
+    public enum Dimension {
         ORG("org"), PROJECT("project"), RESOURCE_CLASS("resource_class"), DAY("day");
 
         final String word;
@@ -41,7 +41,12 @@ final class UsageReport {
     }
 
     /** One row of a report: the values of its dimensions, in {@link Dimension} order, and the sums. */
-    record Row(Map<String, String> keys, long tasks, long runMs, long minutes, long credits) {
+    public record Row(Map<String, String> keys, long tasks, long runMs, long minutes, long credits) {
+        /** The row's value of {@code dimension}; null when the report is not grouped by it. */
+        public String key(Dimension dimension) {
+            return keys.get(dimension.word);
+        }
+
         Row plus(UsageDao.Line line) {
             return new Row(keys, tasks + line.tasks(), runMs + line.runMs(), minutes + line.minutes(),
                     credits + line.credits());
@@ -93,7 +98,7 @@ final class UsageReport {
     }
 
     /** The sums of all {@code rows}, under no dimension. */
-    static Row total(List<Row> rows) {
+    public static Row total(List<Row> rows) {
         return rows.stream().reduce(new Row(Map.of(), 0, 0, 0, 0), Row::plus);
     }
 

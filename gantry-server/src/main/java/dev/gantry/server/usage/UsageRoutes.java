@@ -10,17 +10,12 @@ import dev.gantry.server.http.ApiException;
 import dev.gantry.server.http.Json;
 import dev.gantry.server.http.JsonBody;
 import io.javalin.http.Context;
-import java.time.InstantSource;
 import java.time.LocalDate;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeParseException;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import org.jdbi.v3.core.Jdbi;
 
 /**
  * The ledger's routes (docs/usage.md):
@@ -36,17 +31,12 @@ import org.jdbi.v3.core.Jdbi;
  * Thread-safe.
  */
 public final class UsageRoutes {
-    /** The longest range one report covers. */
-    static final int MAX_DAYS = 366;
-
     private final UsageLedger ledger;
-    private final Jdbi jdbi;
-    private final InstantSource clock;
+    private final UsageReads reads;
 
-    public UsageRoutes(UsageLedger ledger, Jdbi jdbi, InstantSource clock) {
+    public UsageRoutes(UsageLedger ledger, UsageReads reads) {
         this.ledger = ledger;
-        this.jdbi = jdbi;
-        this.clock = clock;
+        this.reads = reads;
     }
 
     /**
@@ -60,36 +50,24 @@ public final class UsageRoutes {
         Principal caller = ApiAuthentication.principal(ctx);
         Optional<String> organization = query(ctx, "org");
         organization.ifPresent(org -> Access.require(ctx, org, Role.VIEWER));
-        LocalDate today = LocalDate.ofInstant(clock.instant(), ZoneOffset.UTC);
-        LocalDate from = date(ctx, "from").orElse(today.withDayOfMonth(1));
-        LocalDate to = date(ctx, "to").orElse(today);
-        if (to.isBefore(from) || ChronoUnit.DAYS.between(from, to) >= MAX_DAYS) {
-            throw ApiException.invalid("to", "\"to\" must be on or after \"from\" and at most " + MAX_DAYS
-                    + " days later, got " + from + " to " + to);
-        }
+        UsageReads.Scope scope = UsageReads.Scope.of(caller, organization.orElse(null));
+        UsageReads.Range range = reads.range(ctx.queryParam("from"), ctx.queryParam("to"));
         List<UsageReport.Dimension> groupBy = groupBy(ctx);
-        String[] visible = caller.roles().keySet().toArray(String[]::new);
-        String org = organization.orElse(null);
-        List<UsageReport.Row> rows = UsageReport.group(jdbi.withExtension(UsageDao.class, dao -> dao.lines(from, to,
-                caller.siteAdmin(), visible, org, query(ctx, "project").orElse(null),
-                query(ctx, "resource-class").orElse(null))), groupBy);
+        List<UsageReport.Row> rows = reads.rows(scope, range, query(ctx, "project").orElse(null),
+                query(ctx, "resource-class").orElse(null), groupBy);
         if ("csv".equals(ctx.queryParam("format")) || (ctx.queryParam("format") == null
                 && Optional.ofNullable(ctx.header("Accept")).orElse("").contains("text/csv"))) {
-            ctx.status(200).contentType("text/csv; charset=utf-8")
-                    .header("Content-Disposition", "attachment; filename=\"usage-" + from + "-" + to + ".csv\"")
-                    .result(UsageReport.csv(groupBy, rows));
+            UsageReads.respondCsv(ctx, range, groupBy, rows);
             return;
         }
         Map<String, Object> answer = new LinkedHashMap<>();
-        answer.put("from", from.toString());
-        answer.put("to", to.toString());
+        answer.put("from", range.from().toString());
+        answer.put("to", range.to().toString());
         answer.put("group_by", groupBy.stream().map(d -> d.word).toList());
         answer.put("items", rows.stream().map(UsageReport.Row::json).toList());
         answer.put("total", UsageReport.total(rows).json());
-        answer.put("months", jdbi.withExtension(UsageDao.class, dao -> dao.months(from, to, caller.siteAdmin(),
-                visible, org)).stream().map(UsageRoutes::json).toList());
-        answer.put("budget_alerts", jdbi.withExtension(UsageDao.class, dao -> dao.alerts(from, to,
-                caller.siteAdmin(), visible, org)).stream().map(UsageRoutes::json).toList());
+        answer.put("months", reads.months(scope, range).stream().map(UsageRoutes::json).toList());
+        answer.put("budget_alerts", reads.alerts(scope, range).stream().map(UsageRoutes::json).toList());
         Json.respond(ctx, 200, answer);
     }
 
@@ -131,9 +109,9 @@ public final class UsageRoutes {
                     }
                     return o.asText();
                 });
-        LocalDate from = date("from", body.path("from").isTextual() ? body.get("from").asText() : null)
+        LocalDate from = UsageReads.day("from", body.path("from").isTextual() ? body.get("from").asText() : null)
                 .orElseThrow(() -> ApiException.invalid("from", "\"from\" is required: the first day, YYYY-MM-DD"));
-        LocalDate to = date("to", body.path("to").isTextual() ? body.get("to").asText() : null)
+        LocalDate to = UsageReads.day("to", body.path("to").isTextual() ? body.get("to").asText() : null)
                 .orElseThrow(() -> ApiException.invalid("to", "\"to\" is required: the last day, YYYY-MM-DD"));
         if (to.isBefore(from)) {
             throw ApiException.invalid("to", "\"to\" must be on or after \"from\"");
@@ -164,22 +142,6 @@ public final class UsageRoutes {
 
     private static Optional<String> query(Context ctx, String name) {
         return Optional.ofNullable(ctx.queryParam(name)).map(String::strip).filter(v -> !v.isEmpty());
-    }
-
-    private static Optional<LocalDate> date(Context ctx, String name) {
-        return date(name, ctx.queryParam(name));
-    }
-
-    private static Optional<LocalDate> date(String field, String text) {
-        if (text == null || text.isBlank()) {
-            return Optional.empty();
-        }
-        try {
-            return Optional.of(LocalDate.parse(text.strip()));
-        } catch (DateTimeParseException e) {
-            throw ApiException.invalid(field, "\"" + field + "\" must be a day, YYYY-MM-DD, got "
-                    + ApiException.quote(text));
-        }
     }
 
     private static Map<String, Object> json(UsageLedger.Settings settings) {
