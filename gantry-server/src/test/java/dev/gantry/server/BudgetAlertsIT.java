@@ -91,8 +91,7 @@ class BudgetAlertsIT {
         assertThat(agent.heartbeat(task, task.lease()).status()).isEqualTo(200);
         assertThat(agent.complete(task, task.lease(), "success").status()).isEqualTo(200);
         assertThat(agent.complete(task, task.lease(), "success").status()).as("the repeat").isEqualTo(200);
-        await().atMost(Duration.ofSeconds(10)).until(() -> server.jdbi().withHandle(h -> h.createQuery(
-                "SELECT count(*) FROM gantry.usage_charge WHERE counted_at IS NULL").mapTo(Long.class).one()) == 0);
+        server.awaitUsageCounted();
     }
 
     void budget(long credits) {

@@ -6,7 +6,9 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import javax.sql.DataSource;
+import org.awaitility.Awaitility;
 import org.jdbi.v3.core.Jdbi;
 
 /**
@@ -76,6 +78,12 @@ final class TestServer implements AutoCloseable {
     /** Rows in {@code table}, a fixed name from the test. */
     long count(String table) {
         return jdbi.withHandle(h -> h.createQuery("SELECT count(*) FROM " + table).mapTo(Long.class).one());
+    }
+
+    /** Waits until the ledger's workers have counted every charge into its month (docs/usage.md, its bulkhead). */
+    void awaitUsageCounted() {
+        Awaitility.await().atMost(Duration.ofSeconds(10))
+                .until(() -> count("gantry.usage_charge WHERE counted_at IS NULL") == 0);
     }
 
     /** Creates the project {@code organization/name} with a repository URL on GitHub; fails unless it answers 201. */

@@ -114,7 +114,7 @@ class UsageLedgerIT {
         acme.job(workflow, "first").insert();
         AgentClient.Claimed first = accepted(agent.claimed(agentId));
         agent.complete(first, first.lease(), "success");
-        awaitCounted();
+        server.awaitUsageCounted();
         acme.job(workflow, "second").insert();
         AgentClient.Claimed second = accepted(agent.claimed(agentId));
 
@@ -128,7 +128,7 @@ class UsageLedgerIT {
             assertThat(monthCredits("acme")).isEqualTo(10);
             reporting.rollback();
         }
-        awaitCounted();
+        server.awaitUsageCounted();
         assertThat(monthCredits("acme")).isEqualTo(20);
     }
 
@@ -300,7 +300,7 @@ class UsageLedgerIT {
         assertThat(admin.post("/api/v2/admin/usage/backfill", "{\"from\": \"" + today + "\", \"to\": \"" + today
                 + "\"}").json().path("charged").asInt()).as("again, over every organization").isZero();
         assertThat(charges()).isEqualTo(rows);
-        awaitCounted();
+        server.awaitUsageCounted();
         assertThat(monthCredits("other")).isEqualTo(monthCredits("acme")).isEqualTo(2 * 30 + 60);
     }
 
@@ -313,7 +313,7 @@ class UsageLedgerIT {
             AgentClient.Claimed task = accepted(agent.claimed(agentId));
             agent.complete(task, task.lease(), "success");
             agent.complete(task, task.lease(), "success");
-            awaitCounted(); // one count at a time, so that each threshold is crossed by a known total
+            server.awaitUsageCounted(); // one count at a time, so that each threshold is crossed by a known total
         }
         // Lowering the budget records nothing more: each threshold was crossed this month already.
         admin.put("/api/v2/organization/acme/usage-budget", "{\"monthly_credits\": 10}");
@@ -338,7 +338,7 @@ class UsageLedgerIT {
         acme.job(workflow, "test").insert();
         AgentClient.Claimed task = accepted(agent.claimed(agentId));
         agent.complete(task, task.lease(), "success");
-        awaitCounted();
+        server.awaitUsageCounted();
 
         admin.put("/api/v2/organization/acme/usage-budget", "{\"monthly_credits\": 12}");
         admin.put("/api/v2/organization/acme/usage-budget", "{\"monthly_credits\": 12}");
@@ -405,12 +405,6 @@ class UsageLedgerIT {
                         rs.getString(5), rs.getString(6), rs.getString(7), rs.getString(8),
                         rs.getObject(9, UUID.class), rs.getLong(10), rs.getLong(11), rs.getLong(12),
                         rs.getObject(13, LocalDate.class), rs.getBoolean(14))).list());
-    }
-
-    /** Waits until the ledger's workers have counted every charge into its month. */
-    private static void awaitCounted() {
-        await().atMost(Duration.ofSeconds(10)).until(() -> server.jdbi().withHandle(h -> h.createQuery(
-                "SELECT count(*) FROM gantry.usage_charge WHERE counted_at IS NULL").mapTo(Long.class).one()) == 0);
     }
 
     private static long monthCredits(String organization) {

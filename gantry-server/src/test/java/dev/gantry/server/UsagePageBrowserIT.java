@@ -131,6 +131,7 @@ class UsagePageBrowserIT {
         RunFixtures other = new RunFixtures(server.jdbi(), "other");
         other.job(other.workflow("build"), "test").insert();
         run(agent, agentId);
+        server.awaitUsageCounted();
     }
 
     private static void run(AgentClient agent, String agentId) {

@@ -77,6 +77,7 @@ class UsagePageIT {
         }
         assertThat(admin.put("/api/v2/admin/organization/other/charging", "{\"enabled\": false}").status())
                 .isEqualTo(200);
+        server.awaitUsageCounted();
     }
 
     @Test
