@@ -113,8 +113,11 @@ public final class UsageLedger {
         return true;
     }
 
-    /** Counts one charge into its organization's month, once, with the budget alerts it crosses. */
-    private void count(Message message) {
+    /**
+     * Counts the charge of one {@link #QUEUE} message into its organization's month, once, with the budget alerts it
+     * crosses: what the workers run (and the deterministic simulation, step by step).
+     */
+    public void count(Message message) {
         String[] task = message.payload().split(":", 2);
         jdbi.useTransaction(h -> {
             UsageDao ledger = h.attach(UsageDao.class);

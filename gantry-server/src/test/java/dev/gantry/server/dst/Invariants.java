@@ -79,7 +79,8 @@ final class Invariants {
             Invariants::settledOnce,
             Invariants::tasksQueuedOnce,
             Invariants::finishedNodesRunOnce,
-            Invariants::chargedOnce);
+            Invariants::chargedOnce,
+            Invariants::countedOnce);
     /** The prices the rig's ledger charges at: the default fleet's. */
     static final ResourceClasses CLASSES = ResourceClasses.defaults();
 
@@ -293,6 +294,16 @@ final class Invariants {
      * task the rule charges is charged (unless charging was off), one it does not charge is not, and a charge once
      * written never changes, whatever came after (a late result, a retry, a rerun, a crash mid-transaction).
      */
+    /**
+     * The months hold exactly the credits of the charges counted into them: a count run twice (a duplicate or
+     * re-delivered message, a crash after its commit) adds nothing, and a count that crashed added nothing.
+     */
+    private static String countedOnce(World now, Invariants seen) {
+        World.Ledger l = now.ledger();
+        return l.monthCredits() == l.countedCredits() ? null : "the months hold " + l.monthCredits()
+                + " credits, the charges counted into them " + l.countedCredits();
+    }
+
     private static String chargedOnce(World now, Invariants seen) {
         for (World.Usage u : now.usage()) {
             String task = "job #" + u.jobNumber() + " node " + u.node() + " (" + u.status() + ")";

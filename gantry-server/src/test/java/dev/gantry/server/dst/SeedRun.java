@@ -167,6 +167,9 @@ final class SeedRun {
         if (stage.world.queue().advanceDue() > 0) {
             choices.add(new Choice(12, () -> server.deliver(Orchestration.ADVANCE_QUEUE)));
         }
+        if (stage.world.ledger().countsDue() > 0) {
+            choices.add(new Choice(4, () -> server.deliver(UsageLedger.QUEUE)));
+        }
         boolean queued = stage.world.tasks().stream().anyMatch(t -> t.status().equals("queued"));
         for (SimAgent a : agents) {
             if (a.silent(now)) {
@@ -256,7 +259,16 @@ final class SeedRun {
             throw new Invariants.Violation("a backfill after a complete one charged " + third.charged() + " tasks");
         }
         invariants.chargingWasOff = false;
+        // The backfill's charges are counted into the month, as the ledger's workers count them, so that the next
+        // seed starts with every month complete.
         stage.world = World.read(rig.checks, projectId, rig.clock.instant());
+        while (stage.world.ledger().countsDue() > 0) {
+            server.deliver(UsageLedger.QUEUE);
+            stage.world = World.read(rig.checks, projectId, rig.clock.instant());
+        }
+        if (stage.world.ledger().uncounted() > 0) {
+            throw new Invariants.Violation(stage.world.ledger().uncounted() + " backfilled charges not counted");
+        }
         invariants.check(stage.world, answered(), clients.keysSent, holders());
     }
 
@@ -291,6 +303,7 @@ final class SeedRun {
                 && stage.world.workflows().stream().allMatch(w -> WorkflowStatus.ofWord(w.status()).terminal())
                 && stage.world.jobs().stream().allMatch(j -> JobStatus.ofWord(j.status()).terminal())
                 && stage.world.queue().empty()
+                && stage.world.ledger().uncounted() == 0
                 && agents.stream().allMatch(a -> a.held == null);
     }
 
@@ -305,6 +318,9 @@ final class SeedRun {
                 .forEach(j -> open.add("job #" + j.number() + " " + j.name() + " " + j.status()));
         if (!stage.world.queue().empty()) {
             open.add("queue " + stage.world.queue());
+        }
+        if (stage.world.ledger().uncounted() > 0) {
+            open.add(stage.world.ledger().uncounted() + " charges not counted into their month");
         }
         agents.stream().filter(a -> a.held != null).forEach(a -> open.add(a.name() + " holds " + a.held.label()));
         return String.join(", ", open);

@@ -2,13 +2,14 @@ package dev.gantry.server.dst;
 
 import dev.gantry.queue.Message;
 import dev.gantry.server.pipeline.PipelineTriggers;
+import dev.gantry.server.usage.UsageLedger;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.UUID;
 
 /**
- * The server's own actors: its queue consumers (plan builder, orchestrator), the queue's rescue of expired
+ * The server's own actors: its queue consumers (plan builder, orchestrator, the ledger's counting), the queue's rescue of expired
  * deliveries, the lease sweeper; and time passing.
  */
 final class ServerSteps {
@@ -70,6 +71,8 @@ final class ServerSteps {
             } catch (InterruptedException e) {
                 throw new IllegalStateException(e);
             }
+        } else if (m.queue().equals(UsageLedger.QUEUE)) {
+            stage.rig.usage.count(m);
         } else {
             stage.rig.advancer.handle(m);
         }
@@ -123,6 +126,12 @@ final class ServerSteps {
     }
 
     private String describe(Message m) {
+        if (m.queue().equals(UsageLedger.QUEUE)) {
+            String[] task = m.payload().split(":", 2); // job id and node; ids differ from run to run, numbers do not
+            return "count the charge of " + stage.world.usage().stream()
+                    .filter(u -> u.jobId().toString().equals(task[0]) && u.node() == Integer.parseInt(task[1]))
+                    .map(u -> "job #" + u.jobNumber() + " node " + u.node()).findFirst().orElse("a task");
+        }
         UUID id = UUID.fromString(m.payload());
         if (m.queue().equals(PipelineTriggers.PLAN_QUEUE)) {
             return "plan pipeline #" + stage.world.pipelines().stream().filter(p -> p.id().equals(id))

@@ -13,7 +13,7 @@ import org.jdbi.v3.core.Jdbi;
  * are checked on, listed in stable orders (numbers, names, node indexes; never ids).
  */
 record World(List<Pipeline> pipelines, List<Workflow> workflows, List<Job> jobs, List<Task> tasks, Queue queue,
-             List<Usage> usage) {
+             List<Usage> usage, Ledger ledger) {
 
     record Pipeline(UUID id, long number, String state, String key) {
     }
@@ -33,6 +33,14 @@ record World(List<Pipeline> pipelines, List<Workflow> workflows, List<Job> jobs,
     /** A task's record as the usage rule reads it, and its row in the ledger (null: not charged). */
     record Usage(UUID jobId, long jobNumber, int node, String status, String resourceClass, Instant startedAt,
                  Instant acceptedAt, Instant stoppedAt, Instant givenUpAt, Charged charged) {
+    }
+
+    /**
+     * The ledger's months against its charges (the rig's tables hold one seed): the credits in {@code usage_month},
+     * those of the charges counted into it, the charges with credits still to count (each with its queued
+     * message), and the messages of the queue {@code usage-count} due now.
+     */
+    record Ledger(long monthCredits, long countedCredits, long uncounted, long countsDue) {
     }
 
     /** What the ledger charged a task. */
@@ -109,7 +117,18 @@ record World(List<Pipeline> pipelines, List<Workflow> workflows, List<Job> jobs,
                     return kindOf(rs);
                 }).list());
         return new World(List.copyOf(pipelines), List.copyOf(workflows), List.copyOf(jobs), List.copyOf(tasks),
-                queue[0], usage(jdbi, projectId));
+                queue[0], usage(jdbi, projectId), ledger(jdbi, now));
+    }
+
+    private static Ledger ledger(Jdbi jdbi, Instant now) {
+        return jdbi.withHandle(h -> h.createQuery("""
+                SELECT (SELECT coalesce(sum(credits), 0) FROM gantry.usage_month),
+                       (SELECT coalesce(sum(credits), 0) FROM gantry.usage_charge WHERE counted_at IS NOT NULL),
+                       (SELECT count(*) FROM gantry.usage_charge WHERE counted_at IS NULL),
+                       (SELECT count(*) FROM gantry_queue.message
+                        WHERE queue = 'usage-count' AND state = 0 AND run_at <= :now)""")
+                .bind("now", now.atOffset(ZoneOffset.UTC))
+                .map((rs, ctx) -> new Ledger(rs.getLong(1), rs.getLong(2), rs.getLong(3), rs.getLong(4))).one());
     }
 
     private static List<Usage> usage(Jdbi jdbi, UUID projectId) {
