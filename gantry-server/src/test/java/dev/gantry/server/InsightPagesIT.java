@@ -11,12 +11,7 @@ import dev.gantry.server.auth.TokenKind;
 import dev.gantry.server.fleet.Autoscaling;
 import dev.gantry.server.project.RepositoryPolicy;
 import dev.gantry.testkit.EmbeddedPostgresExtension;
-import java.net.URI;
-import java.net.URLEncoder;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.InstantSource;
@@ -67,7 +62,7 @@ class InsightPagesIT {
 
     static TestServer server;
     static ApiClient api;
-    static HttpClient http = HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER).build();
+    static UiPages ui;
     TestRepo repo;
     AgentClient agent;
     String agentId;
@@ -84,6 +79,7 @@ class InsightPagesIT {
         server = TestServer.startAutoscaling(pg.dataSource(), home, new ServerSettings(0, AgentSettings.defaults()
                 .withPollTimeout(Duration.ofSeconds(1))).withRepositories(RepositoryPolicy.ANYTHING), fleet);
         api = server.api();
+        ui = new UiPages(api.baseUrl());
     }
 
     @AfterAll
@@ -125,12 +121,12 @@ class InsightPagesIT {
         at(broken, today.minusDays(1), Duration.ofSeconds(30));
         at(rerun(broken, "failed", ProductRuns.test("Slow", "success", 6.0), ProductRuns.test("Broken", "failure", 0.5)),
                 today.minusDays(1), Duration.ofSeconds(40));
-        String session = signIn(server.token(TokenKind.ADMIN));
+        String session = ui.signIn(server.token(TokenKind.ADMIN));
 
-        HttpResponse<String> page = get("/insights/gantry/acme/app", session);
+        HttpResponse<String> page = ui.get("/insights/gantry/acme/app", session);
 
         assertThat(page.statusCode()).isEqualTo(200);
-        String html = flat(page.body());
+        String html = UiPages.flat(page.body());
         // 5 runs, 2 successful; durations of the successful ones only: 60 s and 120 s.
         assertThat(html).contains("<th scope=\"row\"><a href=\"#workflow-1\">build-and-test</a></th>"
                 + "<td>5</td><td>40%</td><td>1m 00s</td><td>2m 00s</td>");
@@ -151,11 +147,11 @@ class InsightPagesIT {
         String flaky = html.substring(html.indexOf("Flakiest tests"));
         assertThat(flaky).doesNotContain("Broken");
 
-        String week = flat(get("/insights/gantry/acme/app?days=7&branch=main", session).body());
+        String week = UiPages.flat(ui.get("/insights/gantry/acme/app?days=7&branch=main", session).body());
         assertThat(week).contains("<option value=\"7\" selected>").contains("3 of 7 with a value");
-        assertThat(flat(get("/insights/gantry/acme/app?branch=elsewhere", session).body()))
+        assertThat(UiPages.flat(ui.get("/insights/gantry/acme/app?branch=elsewhere", session).body()))
                 .contains("No workflow finished in this window.").contains("No flaky test in this window");
-        assertThat(get("/pipelines/gantry/acme/app", session).body()).contains("href=\"/insights/gantry/acme/app\"");
+        assertThat(ui.get("/pipelines/gantry/acme/app", session).body()).contains("href=\"/insights/gantry/acme/app\"");
     }
 
     @Test
@@ -165,9 +161,9 @@ class InsightPagesIT {
         AgentClient.Claimed running = claim();
         await().atMost(Duration.ofSeconds(30)).until(() -> api.get("/api/v2/insights/fleet").json()
                 .path("events").toString().contains("\"launched\""));
-        String admin = signIn(server.token(TokenKind.ADMIN));
+        String admin = ui.signIn(server.token(TokenKind.ADMIN));
 
-        String html = flat(get("/fleet", admin).body());
+        String html = UiPages.flat(ui.get("/fleet", admin).body());
 
         // The agent runs one medium task (2 vCPU, 4 GB) of its 4 vCPU and 8 GB; the autoscaler's small instance is
         // still starting.
@@ -186,7 +182,7 @@ class InsightPagesIT {
                 + "\"memory_held_mb\":4096,\"memory_total_mb\":8192}");
 
         String memberToken = memberToken();
-        String member = flat(get("/fleet", signIn(memberToken)).body());
+        String member = UiPages.flat(ui.get("/fleet", ui.signIn(memberToken)).body());
         assertThat(member).contains("2 of 4").contains("launched").doesNotContain("Each instance")
                 .doesNotContain("agent box");
         JsonNode memberFleet = api.withToken(memberToken).get("/api/v2/insights/fleet").json();
@@ -213,9 +209,9 @@ class InsightPagesIT {
         assertThat(api.post("/api/v2/admin/queues/reports/pause", "").status()).isEqualTo(200);
         assertThat(api.post("/api/v2/admin/queues/reports/resume",
                 "{\"ramp\": {\"from\": 0.1, \"over_seconds\": 600}}").status()).isEqualTo(200);
-        String admin = signIn(server.token(TokenKind.ADMIN));
+        String admin = ui.signIn(server.token(TokenKind.ADMIN));
 
-        String html = flat(get("/queues", admin).body());
+        String html = UiPages.flat(ui.get("/queues", admin).body());
 
         assertThat(html).containsPattern("<th scope=\"row\" rowspan=\"1\">medium</th><td>default</td><td>1</td>"
                 + "<td>[^<]+</td><td><span class=\"status s-on_hold\">paused</span> since <time datetime=\"[^\"]+\">"
@@ -223,7 +219,7 @@ class InsightPagesIT {
         assertThat(html).contains("The server's work queues").containsPattern("<th scope=\"row\">reports</th>"
                 + "<td>0</td><td>0</td><td>0</td><td>0.0s</td><td><span class=\"status s-running\">ramping</span> "
                 + "from 10% of its limits to all of them by <time[^>]+>[^<]+</time>; at most 10 at once</td>");
-        String member = flat(get("/queues", signIn(memberToken())).body());
+        String member = UiPages.flat(ui.get("/queues", ui.signIn(memberToken())).body());
         assertThat(member).contains("provider maintenance").doesNotContain("work queues");
         agent.complete(running, running.lease(), "success");
     }
@@ -231,15 +227,15 @@ class InsightPagesIT {
     @Test
     void a_project_of_another_organization_has_no_insights_for_you_and_a_page_needs_a_session() throws Exception {
         server.createProject("other", "app");
-        String member = signIn(memberToken());
+        String member = ui.signIn(memberToken());
 
-        assertThat(get("/insights/gantry/acme/app", member).statusCode()).isEqualTo(200);
-        assertThat(get("/insights/gantry/other/app", member).statusCode()).isEqualTo(404);
-        assertThat(get("/insights/gantry/acme/nothing", member).statusCode()).isEqualTo(404);
-        assertThat(get("/fleet", null).statusCode()).isEqualTo(302);
-        assertThat(get("/queues", null).statusCode()).isEqualTo(302);
-        assertThat(get("/insights/gantry/acme/app", null).statusCode()).isEqualTo(302);
-        assertThat(get("/projects", member).body()).contains("href=\"/fleet\"").contains("href=\"/queues\"");
+        assertThat(ui.get("/insights/gantry/acme/app", member).statusCode()).isEqualTo(200);
+        assertThat(ui.get("/insights/gantry/other/app", member).statusCode()).isEqualTo(404);
+        assertThat(ui.get("/insights/gantry/acme/nothing", member).statusCode()).isEqualTo(404);
+        assertThat(ui.get("/fleet", null).statusCode()).isEqualTo(302);
+        assertThat(ui.get("/queues", null).statusCode()).isEqualTo(302);
+        assertThat(ui.get("/insights/gantry/acme/app", null).statusCode()).isEqualTo(302);
+        assertThat(ui.get("/projects", member).body()).contains("href=\"/fleet\"").contains("href=\"/queues\"");
     }
 
     /** Triggers a pipeline on main and returns its id. */
@@ -280,29 +276,7 @@ class InsightPagesIT {
         return "<tr><th scope=\"row\">" + day + "</th>";
     }
 
-    /** The page without the white space between tags, so that a table row reads as one string. */
-    private static String flat(String html) {
-        return html.replaceAll(">\\s+<", "><");
-    }
 
-    private static String signIn(String token) throws Exception {
-        HttpResponse<String> answer = http.send(HttpRequest.newBuilder(uri("/sign-in"))
-                .header("Content-Type", "application/x-www-form-urlencoded").header("Origin", api.baseUrl())
-                .POST(HttpRequest.BodyPublishers.ofString("token=" + URLEncoder.encode(token,
-                        StandardCharsets.UTF_8))).build(), HttpResponse.BodyHandlers.ofString());
-        assertThat(answer.statusCode()).as(answer.body()).isEqualTo(303);
-        return answer.headers().firstValue("Set-Cookie").orElseThrow().split(";", 2)[0];
-    }
 
-    private static HttpResponse<String> get(String path, String cookie) throws Exception {
-        HttpRequest.Builder request = HttpRequest.newBuilder(uri(path)).GET();
-        if (cookie != null) {
-            request.header("Cookie", cookie);
-        }
-        return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
-    }
 
-    private static URI uri(String path) {
-        return URI.create(api.baseUrl() + path);
-    }
 }

@@ -5,10 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.gantry.server.agent.AgentSettings;
 import dev.gantry.server.auth.TokenKind;
 import dev.gantry.testkit.EmbeddedPostgresExtension;
-import java.net.URI;
 import java.net.URLEncoder;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -42,7 +39,7 @@ class JobTabsIT {
 
     static TestServer server;
     static AgentClient agent;
-    static HttpClient http = HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER).build();
+    static UiPages ui;
     static String viewerToken;
     static String outsiderToken;
     RunFixtures runs;
@@ -55,6 +52,7 @@ class JobTabsIT {
         server = TestServer.start(pg.dataSource(), home, new ServerSettings(0, AgentSettings.defaults()
                 .withPollTimeout(Duration.ofMillis(300))));
         agent = new AgentClient(server.api().anonymous(), server.token(TokenKind.AGENT));
+        ui = new UiPages(server.api().baseUrl());
         viewerToken = user("viewer-user", "acme", "viewer");
         outsiderToken = user("outsider", "other", "admin");
     }
@@ -70,7 +68,7 @@ class JobTabsIT {
         runs = new RunFixtures(server.jdbi());
         workflow = runs.workflow("build");
         agentId = agent.registered("host-1");
-        admin = signIn(server.token(TokenKind.ADMIN));
+        admin = ui.signIn(server.token(TokenKind.ADMIN));
     }
 
     @Test
@@ -92,7 +90,7 @@ class JobTabsIT {
                 ]}""", task.lease()).status()).isEqualTo(201);
         String tests = JOBS + runs.number(job) + "/tests";
 
-        String page = get(tests, admin).body();
+        String page = ui.get(tests, admin).body();
 
         assertThat(page).contains("2 failed").contains("2 passed").contains("1 skipped").contains("of 5 tests");
         assertThat(page).containsSubsequence("parses_dates", "lexes_strings", "The other tests", "parses_numbers",
@@ -106,12 +104,12 @@ class JobTabsIT {
                 .contains("NullPointerException").contains("not on this platform");
         assertThat(page).contains("aria-current=\"page\">Tests</a>");
 
-        String filtered = get(tests + "?name=" + url("lexer"), admin).body();
+        String filtered = ui.get(tests + "?name=" + url("lexer"), admin).body();
         assertThat(filtered).contains("lexes_strings").contains("skips_comments").doesNotContain("parses_dates")
                 .contains("3 of 5 tests contain");
-        assertThat(get(tests + "?name=" + url("100%"), admin).body()).contains("reads_100%_of_input")
+        assertThat(ui.get(tests + "?name=" + url("100%"), admin).body()).contains("reads_100%_of_input")
                 .doesNotContain("parses_numbers");
-        assertThat(get(tests + "?name=" + url("p_p"), admin).body()).as("_ is no wildcard (p.P would match)")
+        assertThat(ui.get(tests + "?name=" + url("p_p"), admin).body()).as("_ is no wildcard (p.P would match)")
                 .contains("0 of 5 tests contain").doesNotContain("parses_dates");
     }
 
@@ -130,10 +128,10 @@ class JobTabsIT {
                 .isEqualTo(201);
         String tests = JOBS + runs.number(job) + "/tests";
 
-        String first = get(tests, admin).body();
+        String first = ui.get(tests, admin).body();
         assertThat(first).containsSubsequence("case_449", "the last one broke", "case_0<", "case_198<")
                 .doesNotContain("case_199<").contains("Tests 1–200 of 450").contains("from=200");
-        String last = get(tests + "?from=400", admin).body();
+        String last = ui.get(tests + "?from=400", admin).body();
         assertThat(last).contains("Tests 401–450 of 450").contains("case_448<").doesNotContain("case_449")
                 .doesNotContain("from=600");
     }
@@ -148,7 +146,7 @@ class JobTabsIT {
         agent.bytes("PUT", second.path() + "/artifacts/logs/a%20b.txt", new byte[3000], second.lease());
         String base = JOBS + runs.number(job);
 
-        String page = get(base + "/artifacts", admin).body();
+        String page = ui.get(base + "/artifacts", admin).body();
 
         assertThat(page).containsSubsequence("reports/index.html", "<td>" + first.nodeIndex() + "</td>", "48 B");
         assertThat(page).containsSubsequence("logs/a b.txt", "<td>" + second.nodeIndex() + "</td>", "2.9 KiB");
@@ -156,7 +154,7 @@ class JobTabsIT {
         assertThat(page).contains("href=\"" + htmlHref + "\"")
                 .contains("href=\"" + base + "/artifacts/" + second.nodeIndex() + "/logs/a%20b.txt\"");
 
-        HttpResponse<String> download = get(htmlHref, admin);
+        HttpResponse<String> download = ui.get(htmlHref, admin);
         assertThat(download.statusCode()).isEqualTo(200);
         assertThat(download.body()).isEqualTo(new String(html, StandardCharsets.UTF_8));
         // An HTML artifact is saved, not shown; shown anyway, it is sandboxed and not sniffed into anything else.
@@ -166,20 +164,20 @@ class JobTabsIT {
                 csp -> assertThat(csp).contains("sandbox").contains("default-src 'none'"));
         assertThat(download.headers().firstValue("X-Content-Type-Options")).hasValue("nosniff");
         assertThat(download.headers().firstValue("Cache-Control")).hasValue("no-store");
-        assertThat(get(base + "/artifacts/" + second.nodeIndex() + "/logs/a%20b.txt", admin).body()).hasSize(3000);
+        assertThat(ui.get(base + "/artifacts/" + second.nodeIndex() + "/logs/a%20b.txt", admin).body()).hasSize(3000);
 
-        assertThat(get(htmlHref, signIn(viewerToken)).statusCode()).as("a viewer reads").isEqualTo(200);
-        HttpResponse<String> signedOut = get(htmlHref, null);
+        assertThat(ui.get(htmlHref, ui.signIn(viewerToken)).statusCode()).as("a viewer reads").isEqualTo(200);
+        HttpResponse<String> signedOut = ui.get(htmlHref, null);
         assertThat(signedOut.statusCode()).isEqualTo(302);
         assertThat(signedOut.headers().firstValue("Location")).hasValueSatisfying(
                 l -> assertThat(l).startsWith("/sign-in?next=").contains(url(htmlHref)));
-        HttpResponse<String> foreign = get(htmlHref, signIn(outsiderToken));
+        HttpResponse<String> foreign = ui.get(htmlHref, ui.signIn(outsiderToken));
         assertThat(foreign.statusCode()).isEqualTo(404);
         assertThat(foreign.body()).doesNotContain("report");
-        assertThat(get(base + "/artifacts", signIn(outsiderToken)).statusCode()).isEqualTo(404);
-        assertThat(get(base + "/artifacts/0/missing.txt", admin).statusCode()).isEqualTo(404);
-        assertThat(get(base + "/artifacts/0/..%2F..%2Fadmin-token", admin).statusCode()).isIn(400, 404);
-        assertThat(get(JOBS + "999/artifacts", admin).statusCode()).isEqualTo(404);
+        assertThat(ui.get(base + "/artifacts", ui.signIn(outsiderToken)).statusCode()).isEqualTo(404);
+        assertThat(ui.get(base + "/artifacts/0/missing.txt", admin).statusCode()).isEqualTo(404);
+        assertThat(ui.get(base + "/artifacts/0/..%2F..%2Fadmin-token", admin).statusCode()).isIn(400, 404);
+        assertThat(ui.get(JOBS + "999/artifacts", admin).statusCode()).isEqualTo(404);
     }
 
     @Test
@@ -194,11 +192,11 @@ class JobTabsIT {
         agent.output(task, task.lease(), install.getBytes(StandardCharsets.UTF_8).length, test);
         String base = JOBS + runs.number(job);
 
-        String jobPage = get(base, admin).body();
+        String jobPage = ui.get(base, admin).body();
         assertThat(jobPage).contains("action=\"" + base + "/search\"").contains("id=\"step-0-output\"")
                 .contains("id=\"step-1-output\"").contains("aria-current=\"page\">Output</a>");
 
-        String found = get(base + "/search?node=0&q=" + url("error"), admin).body();
+        String found = ui.get(base + "/search?node=0&q=" + url("error"), admin).body();
         assertThat(rows(found)).containsExactly(
                 "Install|2|<mark>ERROR</mark> &lt;b&gt;one&lt;/b&gt;",
                 "Run tests|3|<mark>ERROR</mark>: two (a+)+$ a.b");
@@ -206,16 +204,16 @@ class JobTabsIT {
                 .contains("href=\"" + base + "?node=0#step-1-output\"")
                 .contains("2 lines contain “error”");
 
-        assertThat(rows(get(base + "/search?q=" + url("(a+)+$"), admin).body()))
+        assertThat(rows(ui.get(base + "/search?q=" + url("(a+)+$"), admin).body()))
                 .containsExactly("Run tests|3|ERROR: two <mark>(a+)+$</mark> a.b");
-        assertThat(rows(get(base + "/search?q=" + url("a.b"), admin).body()))
+        assertThat(rows(ui.get(base + "/search?q=" + url("a.b"), admin).body()))
                 .as("a dot is a dot").containsExactly("Run tests|3|ERROR: two (a+)+$ <mark>a.b</mark>");
-        assertThat(get(base + "/search?q=" + url("<b>"), admin).body()).contains("<mark>&lt;b&gt;</mark>")
+        assertThat(ui.get(base + "/search?q=" + url("<b>"), admin).body()).contains("<mark>&lt;b&gt;</mark>")
                 .doesNotContain("<b>");
-        assertThat(get(base + "/search?q=" + url("nowhere"), admin).body()).contains("No line of node 0");
-        assertThat(get(base + "/search?q=" + "x".repeat(201), admin).body()).contains("at most 200 characters");
-        assertThat(get(base + "/search?q=error", signIn(outsiderToken)).statusCode()).isEqualTo(404);
-        assertThat(get(base + "/search?q=error", null).statusCode()).isEqualTo(302);
+        assertThat(ui.get(base + "/search?q=" + url("nowhere"), admin).body()).contains("No line of node 0");
+        assertThat(ui.get(base + "/search?q=" + "x".repeat(201), admin).body()).contains("at most 200 characters");
+        assertThat(ui.get(base + "/search?q=error", ui.signIn(outsiderToken)).statusCode()).isEqualTo(404);
+        assertThat(ui.get(base + "/search?q=error", null).statusCode()).isEqualTo(302);
     }
 
     @Test
@@ -232,9 +230,9 @@ class JobTabsIT {
         append(task, offset, "needle\n".repeat(250));
         String base = JOBS + runs.number(job);
 
-        String jobPage = get(base, admin).body();
+        String jobPage = ui.get(base, admin).body();
         assertThat(jobPage).as("the job page shows the last MiB only").doesNotContain("needle at the very start");
-        String found = get(base + "/search?q=NEEDLE", admin).body();
+        String found = ui.get(base + "/search?q=NEEDLE", admin).body();
         List<String> rows = rows(found);
         assertThat(rows).hasSize(200);
         assertThat(rows.getFirst()).isEqualTo("Build|1|<mark>needle</mark> at the very start");
@@ -262,7 +260,7 @@ class JobTabsIT {
         long[] millis = new long[9];
         for (int i = 0; i < millis.length; i++) {
             long started = System.nanoTime();
-            assertThat(get(search, admin).body()).contains("<mark>BUILD FAILURE</mark>: needle");
+            assertThat(ui.get(search, admin).body()).contains("<mark>BUILD FAILURE</mark>: needle");
             millis[i] = (System.nanoTime() - started) / 1_000_000;
         }
         Arrays.sort(millis);
@@ -305,27 +303,8 @@ class JobTabsIT {
         return rows;
     }
 
-    private static String signIn(String token) throws Exception {
-        HttpResponse<String> answer = http.send(HttpRequest.newBuilder(uri("/sign-in"))
-                .header("Content-Type", "application/x-www-form-urlencoded")
-                .header("Origin", server.api().baseUrl())
-                .POST(HttpRequest.BodyPublishers.ofString("token=" + url(token))).build(),
-                HttpResponse.BodyHandlers.ofString());
-        assertThat(answer.statusCode()).isEqualTo(303);
-        return answer.headers().firstValue("Set-Cookie").orElseThrow().split(";", 2)[0];
-    }
 
-    private static HttpResponse<String> get(String path, String cookie) throws Exception {
-        HttpRequest.Builder request = HttpRequest.newBuilder(uri(path)).GET();
-        if (cookie != null) {
-            request.header("Cookie", cookie);
-        }
-        return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
-    }
 
-    private static URI uri(String path) {
-        return URI.create(server.api().baseUrl() + path);
-    }
 
     private static String url(String text) {
         return URLEncoder.encode(text, StandardCharsets.UTF_8);

@@ -5,12 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.gantry.server.agent.AgentSettings;
 import dev.gantry.server.auth.TokenKind;
 import dev.gantry.testkit.EmbeddedPostgresExtension;
-import java.net.URI;
-import java.net.URLEncoder;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.LocalDate;
@@ -38,7 +33,7 @@ class UsagePageIT {
     static TestServer server;
     static ApiClient admin;
     static AgentClient agent;
-    static HttpClient http = HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER).build();
+    static UiPages ui;
     String agentId;
 
     @BeforeAll
@@ -47,6 +42,7 @@ class UsagePageIT {
                 .withHeartbeatInterval(Duration.ofMillis(300)).withPollTimeout(Duration.ofMillis(300))));
         admin = server.api();
         agent = new AgentClient(admin.anonymous(), server.token(TokenKind.AGENT));
+        ui = new UiPages(admin.baseUrl());
     }
 
     @AfterAll
@@ -85,12 +81,12 @@ class UsagePageIT {
             throws Exception {
         charge();
         LocalDate today = LocalDate.now(ZoneOffset.UTC);
-        String session = signIn(server.token(TokenKind.ADMIN));
+        String session = ui.signIn(server.token(TokenKind.ADMIN));
 
-        HttpResponse<String> page = get("/usage?from=" + today.minusDays(2) + "&to=" + today, session);
+        HttpResponse<String> page = ui.get("/usage?from=" + today.minusDays(2) + "&to=" + today, session);
 
         assertThat(page.statusCode()).as(page.body()).isEqualTo(200);
-        String html = flat(page.body());
+        String html = UiPages.flat(page.body());
         assertThat(html).contains("<h3 id=\"org-acme\">acme</h3>").contains("aria-label=\"80 % of the monthly budget "
                 + "used\"").contains("<rect class=\"warn\" width=\"192\"").contains("<p>40 of 50 credits (80 %)</p>");
         assertThat(html).contains("<h3 id=\"org-other\">other</h3><p>10 credits; no budget</p><p>Charging: <strong>"
@@ -108,28 +104,28 @@ class UsagePageIT {
                 + "80 %</th><td>40 of 50</td><td><time datetime=\"[^\"]+\">[^<]+</time></td><td>sent to no one</td>"
                 + "</tr>");
         assertThat(html).contains("href=\"/usage/csv?from=" + today.minusDays(2) + "&amp;to=" + today + "\"");
-        assertThat(get("/projects", session).body()).contains("href=\"/usage\"");
+        assertThat(ui.get("/projects", session).body()).contains("href=\"/usage\"");
     }
 
     @Test
     void a_viewer_sees_only_their_organizations_and_naming_another_is_refused() throws Exception {
         charge();
-        String viewer = signIn(token("watcher", "acme", "viewer"));
+        String viewer = ui.signIn(token("watcher", "acme", "viewer"));
 
-        String html = flat(get("/usage", viewer).body());
+        String html = UiPages.flat(ui.get("/usage", viewer).body());
 
         assertThat(html).contains("<h3 id=\"org-acme\">acme</h3>").doesNotContain("org-other")
                 .doesNotContain("<td>other</td>").contains("<option value=\"acme\">acme</option>")
                 .doesNotContain("<option value=\"other\"");
         assertThat(html).as("acme's total alone").contains("<td>3</td><td>3</td><td>40</td></tr></tfoot>");
-        HttpResponse<String> refused = get("/usage?org=other", viewer);
+        HttpResponse<String> refused = ui.get("/usage?org=other", viewer);
         assertThat(refused.statusCode()).isEqualTo(403);
         assertThat(refused.body()).contains("watcher is not a member of organization other");
-        assertThat(get("/usage/csv?org=other", viewer).statusCode()).isEqualTo(403);
-        assertThat(get("/usage?org=acme", viewer).statusCode()).isEqualTo(200);
-        assertThat(get("/usage?from=2026-02-01&to=2026-01-01", viewer).statusCode()).isEqualTo(400);
-        assertThat(get("/usage", null).statusCode()).isEqualTo(302);
-        assertThat(get("/usage/csv", null).statusCode()).isEqualTo(302);
+        assertThat(ui.get("/usage/csv?org=other", viewer).statusCode()).isEqualTo(403);
+        assertThat(ui.get("/usage?org=acme", viewer).statusCode()).isEqualTo(200);
+        assertThat(ui.get("/usage?from=2026-02-01&to=2026-01-01", viewer).statusCode()).isEqualTo(400);
+        assertThat(ui.get("/usage", null).statusCode()).isEqualTo(302);
+        assertThat(ui.get("/usage/csv", null).statusCode()).isEqualTo(302);
     }
 
     @Test
@@ -137,10 +133,10 @@ class UsagePageIT {
         charge();
         YearMonth month = YearMonth.now(ZoneOffset.UTC);
         String range = "org=acme&from=" + month.atDay(1) + "&to=" + month.atEndOfMonth();
-        String session = signIn(token("dev", "acme", "member"));
+        String session = ui.signIn(token("dev", "acme", "member"));
 
-        String html = flat(get("/usage?" + range, session).body());
-        HttpResponse<String> csv = get("/usage/csv?" + range, session);
+        String html = UiPages.flat(ui.get("/usage?" + range, session).body());
+        HttpResponse<String> csv = ui.get("/usage/csv?" + range, session);
 
         assertThat(html).contains("<option value=\"acme\" selected>acme</option>")
                 .contains("value=\"" + month.atEndOfMonth() + "\"").contains("<td>3</td><td>3</td><td>40</td>")
@@ -167,29 +163,7 @@ class UsagePageIT {
         return token.text("token");
     }
 
-    /** The page without the white space between tags, so that a table row reads as one string. */
-    private static String flat(String html) {
-        return html.replaceAll(">\\s+<", "><");
-    }
 
-    private static String signIn(String token) throws Exception {
-        HttpResponse<String> answer = http.send(HttpRequest.newBuilder(uri("/sign-in"))
-                .header("Content-Type", "application/x-www-form-urlencoded").header("Origin", admin.baseUrl())
-                .POST(HttpRequest.BodyPublishers.ofString("token=" + URLEncoder.encode(token,
-                        StandardCharsets.UTF_8))).build(), HttpResponse.BodyHandlers.ofString());
-        assertThat(answer.statusCode()).as(answer.body()).isEqualTo(303);
-        return answer.headers().firstValue("Set-Cookie").orElseThrow().split(";", 2)[0];
-    }
 
-    private static HttpResponse<String> get(String path, String cookie) throws Exception {
-        HttpRequest.Builder request = HttpRequest.newBuilder(uri(path)).GET();
-        if (cookie != null) {
-            request.header("Cookie", cookie);
-        }
-        return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
-    }
 
-    private static URI uri(String path) {
-        return URI.create(admin.baseUrl() + path);
-    }
 }
