@@ -59,11 +59,16 @@ interface RetentionDao {
     /**
      * Drops up to {@code limit} deliveries that became final before {@code cutoff}, with their attempts (ON DELETE
      * CASCADE). The outer check sees a redeliver that committed meanwhile (it clears finished_at) and keeps the row.
+     * A budget alert's deliveries stay as long as the alert, which the usage report shows with them: there are at
+     * most two alerts per organization and month.
      */
     @SqlUpdate("""
             DELETE FROM gantry.notify_delivery
-            WHERE id IN (SELECT id FROM gantry.notify_delivery WHERE finished_at < :cutoff
-                         ORDER BY finished_at LIMIT :limit)
+            WHERE id IN (SELECT d.id FROM gantry.notify_delivery d
+                         WHERE d.finished_at < :cutoff
+                           AND NOT EXISTS (SELECT 1 FROM gantry.notify_event e
+                                           WHERE e.id = d.event_id AND e.type = 'budget-alert')
+                         ORDER BY d.finished_at LIMIT :limit)
               AND finished_at < :cutoff
             """)
     int deleteFinishedDeliveries(OffsetDateTime cutoff, int limit);

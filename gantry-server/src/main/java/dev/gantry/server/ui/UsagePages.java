@@ -105,7 +105,7 @@ public final class UsagePages {
                 null, SvgChart::number);
     }
 
-    /** "2 delivered, 0 pending, 0 dead", or that no destination asked for it (or retention dropped them). */
+    /** "2 delivered, 0 pending, 0 dead", or that no destination asked for it. */
     public static String deliveries(UsageDao.Alert alert) {
         if (alert.pending() + alert.delivered() + alert.dead() == 0) {
             return "sent to no one";

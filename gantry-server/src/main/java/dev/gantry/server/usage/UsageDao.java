@@ -184,7 +184,7 @@ public interface UsageDao {
 
     /**
      * A recorded budget alert with the states of its deliveries (docs/notifications.md): none when no destination
-     * asked for it, or once retention dropped them.
+     * asked for it (retention keeps them as long as the alert).
      */
     record Alert(String organization, LocalDate month, int thresholdPercent, long budgetCredits, long credits,
                  Instant crossedAt, int pending, int delivered, int dead) {

@@ -44,25 +44,32 @@ class NotificationRetentionIT {
         UUID mixedRecent = delivery(mixedEvent, "delivered", NOW.minus(Duration.ofDays(29)));
         UUID stuckEvent = event(NOW.minus(Duration.ofDays(40)));
         UUID stuckPending = delivery(stuckEvent, "pending", null);
+        UUID alert = event("budget-alert", NOW.minus(Duration.ofDays(90)));
+        UUID alertDelivered = delivery(alert, "delivered", NOW.minus(Duration.ofDays(89)));
         RetentionSweeper sweeper = new RetentionSweeper(jdbi, new FileBlobStore(home), RetentionSettings.defaults(),
                 () -> NOW);
 
         assertThat(sweeper.sweepNotifications()).isEqualTo(new RetentionSweeper.NotificationsSwept(3, 1));
 
-        assertThat(ids("notify_delivery")).containsExactlyInAnyOrder(mixedRecent, stuckPending);
-        assertThat(ids("notify_event")).containsExactlyInAnyOrder(mixedEvent, stuckEvent);
+        assertThat(ids("notify_delivery")).as("a budget alert's stay with the alert")
+                .containsExactlyInAnyOrder(mixedRecent, stuckPending, alertDelivered);
+        assertThat(ids("notify_event")).containsExactlyInAnyOrder(mixedEvent, stuckEvent, alert);
         List<UUID> attempted = jdbi.withHandle(h -> h.createQuery("SELECT delivery_id FROM gantry.notify_attempt")
                 .mapTo(UUID.class).list());
-        assertThat(attempted).containsExactlyInAnyOrder(mixedRecent, stuckPending);
+        assertThat(attempted).containsExactlyInAnyOrder(mixedRecent, stuckPending, alertDelivered);
         assertThat(List.of(oldDelivered, oldDead, mixedOld)).doesNotContainAnyElementsOf(ids("notify_delivery"));
         assertThat(sweeper.sweepNotifications()).isEqualTo(new RetentionSweeper.NotificationsSwept(0, 0));
     }
 
     private UUID event(Instant happenedAt) {
+        return event("job-completed", happenedAt);
+    }
+
+    private UUID event(String type, Instant happenedAt) {
         UUID id = UUID.randomUUID();
         jdbi.useHandle(h -> h.execute("""
                 INSERT INTO gantry.notify_event (id, type, subject_id, project_id, happened_at, snapshot)
-                VALUES (?, 'job-completed', ?, ?, ?, '{}')""", id, UUID.randomUUID(), UUID.randomUUID(), at(happenedAt)));
+                VALUES (?, ?, ?, ?, ?, '{}')""", id, type, UUID.randomUUID(), UUID.randomUUID(), at(happenedAt)));
         return id;
     }
 
