@@ -10,6 +10,7 @@ import com.icegreen.greenmail.util.ServerSetupTest;
 import dev.gantry.notify.email.SmtpSettings;
 import dev.gantry.queue.QueueSettings;
 import dev.gantry.queue.Queues;
+import dev.gantry.resilience.Backoff;
 import dev.gantry.server.http.ExternalUrl;
 import dev.gantry.server.http.Json;
 import dev.gantry.server.notify.DeliveryQueue;
@@ -58,9 +59,13 @@ class NotificationChannelsIT {
 
     @BeforeEach
     void start() throws Exception {
+        // Fast retries, within a window long enough that a start whose status fails is still retrying when its
+        // workflow ends, however busy the machine.
         server = TestServer.start(pg.dataSource(), home, OutboundWebhooksIT.settings().withNotifications(
                 OutboundWebhooksIT.settings().notifications().withSmtp(new SmtpSettings("127.0.0.1",
-                        ServerSetupTest.SMTP.getPort(), null, null, "gantry@example.com", SmtpSettings.Tls.NONE))));
+                        ServerSetupTest.SMTP.getPort(), null, null, "gantry@example.com", SmtpSettings.Tls.NONE))
+                        .withRetries(new Backoff(Duration.ofMillis(100), Duration.ofMillis(400)),
+                                Duration.ofMinutes(5))));
         slack = new FakeEndpoint(FakeEndpoint.Mode.OK);
         forge = new FakeEndpoint(FakeEndpoint.Mode.OK);
         runs = new RunFixtures(server.jdbi());
@@ -197,19 +202,19 @@ class NotificationChannelsIT {
                 {"kind": "commit-status", "name": "github", "forge": "github", "token": "ghp_t0ken"}""");
         forge.mode(FakeEndpoint.Mode.FAIL);
         UUID workflow = started("build");
-        await().atMost(Duration.ofSeconds(10)).until(() -> forge.calls() >= 1); // the start failed, its retry waits
+        await().atMost(Duration.ofSeconds(30)).until(() -> forge.calls() >= 1); // the start failed, its retry waits
         ended(workflow, "success");
         forge.mode(FakeEndpoint.Mode.OK);
 
         String log = PROJECT + "/" + github + "/deliveries";
-        await().atMost(Duration.ofSeconds(10)).until(() -> server.api().get(log).json().path("items")
+        await().atMost(Duration.ofSeconds(30)).until(() -> server.api().get(log).json().path("items")
                 .findValuesAsText("state").equals(List.of("delivered", "superseded")));
         assertThat(forge.accepted()).as("the forge never went back to pending").hasSize(1);
         assertThat(json(forge.accepted().getFirst().body()).path("state").asText()).isEqualTo("success");
         String start = server.api().get(log).json().path("items").get(1).path("id").asText();
 
         assertThat(server.api().post(log + "/" + start + "/redeliver", "{}").status()).isEqualTo(202);
-        await().atMost(Duration.ofSeconds(10)).until(() -> server.api().get(log).json().path("items").get(1)
+        await().atMost(Duration.ofSeconds(30)).until(() -> server.api().get(log).json().path("items").get(1)
                 .path("state").asText().equals("superseded"));
         assertThat(forge.accepted()).as("a redelivered start is superseded again").hasSize(1);
     }
