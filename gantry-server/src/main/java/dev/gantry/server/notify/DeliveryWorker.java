@@ -75,16 +75,16 @@ final class DeliveryWorker implements Worker.Handler {
         String[] parts = message.payload().split(":", 2);
         UUID deliveryId = UUID.fromString(parts[0]);
         int turn = Integer.parseInt(parts[1]);
-        Optional<Due> found = jdbi.inTransaction(h -> h.attach(NotifyDao.class).due(deliveryId, turn).flatMap(d ->
-                targets.find(h, d.channel(), d.destinationId()).map(t -> new Due(d, t))));
+        Optional<Due> found = jdbi.inTransaction(h -> {
+            NotifyDao dao = h.attach(NotifyDao.class);
+            return dao.due(deliveryId, turn).filter(d -> !overtakenByItsEnd(dao, d)).flatMap(d ->
+                    targets.find(h, d.channel(), d.destinationId()).map(t -> new Due(d, t)));
+        });
         if (found.isEmpty()) {
-            return; // delivered, dead, started over by a redeliver, or its destination deleted
+            return; // delivered, dead, superseded, started over by a redeliver, or its destination deleted
         }
         Due due = found.get();
         NotifyDao.DueDelivery d = due.delivery();
-        if (overtakenByItsEnd(d)) {
-            return;
-        }
         Instant windowStart = d.windowStartedAt().toInstant();
         Channel.Destination destination = due.target().destination();
         switch (guard.enter(due.target().channel().kind(), destination.host(), destination.endpoint(),
@@ -118,21 +118,16 @@ final class DeliveryWorker implements Worker.Handler {
 
     /**
      * A workflow's start (a {@code pending} commit status) is superseded, not sent, once the destination has a delivery
-     * of the workflow's end: sent after it, it would set the forge's status back to pending. A start already in
-     * flight when the end is recorded can still land after it.
+     * of the workflow's end: sent after it, it would set the forge's status back to pending. Marked so in the
+     * transaction that found it due. A start already in flight when the end is recorded can still land after it.
      */
-    private boolean overtakenByItsEnd(NotifyDao.DueDelivery d) {
-        if (Event.Type.ofWord(d.type()) != Event.Type.WORKFLOW_STARTED) {
+    private boolean overtakenByItsEnd(NotifyDao dao, NotifyDao.DueDelivery d) {
+        if (Event.Type.ofWord(d.type()) != Event.Type.WORKFLOW_STARTED
+                || !dao.hasEndOf(d.subjectId(), d.channel(), d.destinationId())) {
             return false;
         }
-        return jdbi.inTransaction(h -> {
-            NotifyDao dao = h.attach(NotifyDao.class);
-            if (!dao.hasEndOf(d.subjectId(), d.channel(), d.destinationId())) {
-                return false;
-            }
-            dao.superseded(d.id(), d.turn(), at(clock.instant()));
-            return true;
-        });
+        dao.superseded(d.id(), d.turn(), at(clock.instant()));
+        return true;
     }
 
     private void record(Due due, Attempt attempt, Instant windowStart) {

@@ -73,13 +73,15 @@ public final class UsagePages {
         UsageReads.Scope scope = UsageReads.Scope.of(caller, org);
         UsageReads.Range range = usage.range(from, to);
         LocalDate today = usage.today();
-        List<String> organizations = usage.standings(UsageReads.Scope.of(caller, null), today).stream()
-                .map(UsageDao.Standing::organization).toList();
-        List<OrgMonth> months = usage.standings(scope, today).stream().map(OrgMonth::new).toList();
-        List<UsageReport.Row> rows = usage.rows(scope, range, null, null, BY_PROJECT);
+        List<UsageDao.Standing> mine = usage.standings(UsageReads.Scope.of(caller, null), today);
+        List<String> organizations = mine.stream().map(UsageDao.Standing::organization).toList();
+        List<OrgMonth> months = (org == null ? mine : usage.standings(scope, today)).stream().map(OrgMonth::new)
+                .toList();
+        List<UsageDao.Line> lines = usage.lines(scope, range, null, null);
+        List<UsageReport.Row> rows = UsageReport.group(lines, BY_PROJECT);
         return new UsagePage(chrome, org, organizations, range, YearMonth.from(today), months, rows,
-                UsageReport.total(rows), creditsPerDay(usage.rows(scope, range, null, null, List.of(Dimension.DAY)),
-                range), usage.alerts(scope, range));
+                UsageReport.total(rows), creditsPerDay(UsageReport.group(lines, List.of(Dimension.DAY)), range),
+                usage.alerts(scope, range));
     }
 
     /** The rows of {@code GET /api/v2/insights/usage?format=csv} with the page's organization and days. */

@@ -79,9 +79,16 @@ public final class UsageReads {
     /** The ledger's lines of the range summed per {@code groupBy}, optionally of one project or class only. */
     public List<UsageReport.Row> rows(Scope scope, Range range, String project, String resourceClass,
                                       List<UsageReport.Dimension> groupBy) {
-        return UsageReport.group(jdbi.withExtension(UsageDao.class, dao -> dao.lines(range.from(), range.to(),
-                scope.everyOrganization(), scope.organizations(), scope.organization(), project, resourceClass)),
-                groupBy);
+        return UsageReport.group(lines(scope, range, project, resourceClass), groupBy);
+    }
+
+    /**
+     * The ledger's lines of the range, per organization, project, class and day, optionally of one project or class
+     * only: one read that {@link UsageReport#group} can sum several ways.
+     */
+    public List<UsageDao.Line> lines(Scope scope, Range range, String project, String resourceClass) {
+        return jdbi.withExtension(UsageDao.class, dao -> dao.lines(range.from(), range.to(),
+                scope.everyOrganization(), scope.organizations(), scope.organization(), project, resourceClass));
     }
 
     /** The organizations' months that the range touches, with their credits and budgets. */

@@ -72,7 +72,7 @@ public final class UsageReport {
     }
 
     /** {@code lines} summed per distinct value of {@code groupBy} (in {@link Dimension} order), in the lines' order. */
-    static List<Row> group(List<UsageDao.Line> lines, List<Dimension> groupBy) {
+    public static List<Row> group(List<UsageDao.Line> lines, List<Dimension> groupBy) {
         Map<List<String>, Row> rows = new LinkedHashMap<>();
         for (UsageDao.Line line : lines) {
             Map<String, String> keys = new LinkedHashMap<>();
