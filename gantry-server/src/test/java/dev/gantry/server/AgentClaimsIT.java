@@ -1,6 +1,7 @@
 package dev.gantry.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.gantry.server.agent.AgentSettings;
@@ -9,6 +10,7 @@ import dev.gantry.server.http.Json;
 import dev.gantry.testkit.EmbeddedPostgresExtension;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -251,6 +253,33 @@ class AgentClaimsIT {
         UUID job = runs.job(workflow, "from-another-server").insert();
 
         assertThat(AgentClient.claimed(waiting.get()).jobId()).isEqualTo(job);
+    }
+
+    @Test
+    void an_idle_agent_s_waiting_claim_marks_it_seen_once_a_heartbeat_not_only_when_it_starts() throws Exception {
+        ServerSettings longPoll = new ServerSettings(0, AgentSettings.defaults()
+                .withHeartbeatInterval(Duration.ofMillis(200)).withLeaseTimeout(Duration.ofSeconds(2))
+                .withPollTimeout(Duration.ofSeconds(10)));
+        CompletableFuture<ApiClient.Answer> waiting;
+        try (TestServer patient = TestServer.start(pg.dataSource(), home, longPoll)) {
+            AgentClient client = new AgentClient(patient.api().anonymous(), patient.token(TokenKind.AGENT));
+            String agentId = client.registered("host-1");
+            waiting = CompletableFuture.supplyAsync(() -> client.claim(agentId, 64, 1 << 20));
+            Thread.sleep(300);
+            Instant startedWaiting = lastSeen(agentId);
+
+            // Another server's fleet snapshot sees this agent only by its row: three heartbeats of silence while
+            // it waits would show it missing until its next poll.
+            await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(lastSeen(agentId))
+                    .isAfter(startedWaiting.plusSeconds(2)));
+            assertThat(waiting).isNotDone();
+        }
+        assertThat(waiting.get().status()).as("a stopping server answers waiting claims").isEqualTo(204);
+    }
+
+    private static Instant lastSeen(String agentId) {
+        return server.jdbi().withHandle(h -> h.createQuery("SELECT last_seen_at FROM gantry.agent WHERE id = ?")
+                .bind(0, UUID.fromString(agentId)).mapTo(Instant.class).one());
     }
 
     @Test

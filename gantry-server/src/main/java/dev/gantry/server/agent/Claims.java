@@ -135,21 +135,23 @@ final class Claims {
     }
 
     /**
-     * One look for a task. The agent is marked seen (and checked to exist) on the claim's first look and when it gets
-     * a task, not on every re-check, so that idle agents do not write a row each second.
+     * One look for a task. The agent is marked seen (and checked to exist) on the claim's first look, and on later
+     * looks once a heartbeat interval, as a busy agent's heartbeats mark it: an idle agent long-polling any server
+     * stays live in every server's fleet snapshot (three heartbeats) without writing its row at each re-check.
      */
     private Optional<ObjectNode> tryClaim(Handle h, UUID agentId, FreeResources free, boolean firstLook) {
         Instant now = now();
-        if (firstLook && h.attach(AgentDao.class).seen(agentId, now.atOffset(ZoneOffset.UTC)) == 0) {
+        AgentDao agents = h.attach(AgentDao.class);
+        if (firstLook && agents.seen(agentId, now.atOffset(ZoneOffset.UTC)) == 0) {
             throw ApiException.notFound("no agent " + agentId + "; register again");
+        }
+        if (!firstLook) {
+            agents.touch(agentId, now.atOffset(ZoneOffset.UTC),
+                    now.minus(settings.heartbeatInterval()).atOffset(ZoneOffset.UTC));
         }
         Optional<TaskKey> picked = matcher.pick(h, new TaskMatcher.Claimant(agentId, free));
         if (picked.isEmpty()) {
             return Optional.empty();
-        }
-        if (!firstLook) {
-            h.attach(AgentDao.class).touch(agentId, now.atOffset(ZoneOffset.UTC),
-                    now.minus(Leases.SEEN_GRAIN).atOffset(ZoneOffset.UTC));
         }
         TaskKey task = picked.get();
         UUID lease = UUID.randomUUID();
