@@ -23,7 +23,8 @@ import java.util.regex.Pattern;
  * pipelines are made the way users make them: triggered through the API on a {@link GantryRig} (server and four
  * agents as processes, embedded PostgreSQL) and run to their end by the agents, one in ten on a branch whose job
  * fails. Then a signed-in session reads each page over loopback, round-robin, and the time from sending the request
- * to the last byte of the answer is taken: the server's time plus a loopback round trip. Ends with
+ * to the last byte of the answer is taken: the server's time plus a loopback round trip. The jobs store no test
+ * results, so the insights pages here read workflows and jobs; InsightPagesBrowserIT times them over 60,000 results. Ends with
  * {@code RESULT pipelines=N worst_p95_ms=… PAGE_p50_ms=… PAGE_p95_ms=…}.
  */
 public final class UiSuite implements Suite {
@@ -110,6 +111,11 @@ public final class UiSuite implements Suite {
         pages.put("pipelines_no_match", project + "?branch=no-such-branch");
         pages.put("pipeline", middle);
         pages.put("job", job.group(1));
+        pages.put("insights", "/insights/" + GantryRig.SLUG);
+        pages.put("insights_90_days", "/insights/" + GantryRig.SLUG + "?days=90");
+        pages.put("fleet", "/fleet");
+        pages.put("queues", "/queues");
+        pages.put("usage", "/usage");
         pages.put("status", "/status");
         return pages;
     }
