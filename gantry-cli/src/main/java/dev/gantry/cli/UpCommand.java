@@ -77,7 +77,8 @@ final class UpCommand implements Callable<Integer> {
                 err.flush();
             }
         }
-        out.println("Gantry keeps running. Run your own repository's pipeline with: bin/gantry run DIR");
+        out.println("Gantry keeps running; its web UI is " + server.listening() + "/ (sign in with the admin token).");
+        out.println("Run your own repository's pipeline with: bin/gantry run DIR");
         out.println("Press Ctrl-C to stop.");
         out.flush();
         closed.await();
@@ -94,7 +95,9 @@ final class UpCommand implements Callable<Integer> {
         String pipeline = triggered.json().path("id").asText();
         out.println();
         out.println("Triggered pipeline " + triggered.json().path("number").asText() + " of " + slug + " ("
-                + repository + "). Follow it elsewhere with:");
+                + repository + "). Watch it in a browser (sign in with the admin token):");
+        out.println("  " + client.server() + "/pipelines/" + slug + "/" + triggered.json().path("number").asText());
+        out.println("or through the API:");
         out.println("  curl -H \"Circle-Token: $(cat " + home.resolve("admin-token") + ")\" " + client.server()
                 + "/api/v2/pipeline/" + pipeline + "/workflow");
         out.println();
