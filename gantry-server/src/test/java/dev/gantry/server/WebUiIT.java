@@ -108,7 +108,10 @@ class WebUiIT {
         Matcher testJob = Pattern.compile("href=\"/jobs/gantry/acme/app/(\\d+)\">test<").matcher(pipeline);
         assertThat(testJob.find()).isTrue();
         String job = get("/jobs/gantry/acme/app/" + testJob.group(1), session).body();
-        assertThat(job).contains("Why this job is waiting");
+        assertThat(job).contains("Why this job is waiting")
+                .as("the job links back to its pipeline, in its facts and its breadcrumbs")
+                .contains("<dt>Pipeline</dt><dd><a href=\"/pipelines/gantry/acme/app/1\">#1</a></dd>")
+                .contains("<li><a href=\"/pipelines/gantry/acme/app/1\">Pipeline 1</a></li>");
         assertThat(get("/pipelines/gantry/other/app", session).statusCode()).isEqualTo(404);
     }
 

@@ -113,6 +113,12 @@ public final class UiReads {
                 .mapTo(UUID.class).findOne());
     }
 
+    /** The number of pipeline {@code id}, which exists: a job's details name it. */
+    long pipelineNumber(UUID id) {
+        return jdbi.withHandle(h -> h.createQuery("SELECT number FROM gantry.pipeline WHERE id = :id")
+                .bind("id", id).mapTo(Long.class).one());
+    }
+
     /** Pipelines numbered below {@code before} (all when null), newest first, on {@code branch} when given. */
     PipelinePage pipelines(UUID projectId, String branch, Long before) {
         List<PipelineRow> rows = jdbi.withHandle(h -> h.createQuery("""

@@ -145,7 +145,8 @@ public final class WebUi implements AutoCloseable {
     }
 
     /** @param cursor where the page is in the node's output, for its event stream; null once the job has ended */
-    public record JobPage(Chrome chrome, ProjectSlug slug, JobDetailsJson job, int node, List<StepOutput> steps,
+    public record JobPage(Chrome chrome, ProjectSlug slug, long pipeline, JobDetailsJson job, int node,
+                          List<StepOutput> steps,
                           boolean truncated, long outputLength, boolean live, boolean canAct,
                           LiveOutput.Cursor cursor) {
         public String base() {
@@ -352,9 +353,15 @@ public final class WebUi implements AutoCloseable {
     /** A job page's model; {@code cursor} is where its stream starts. */
     JobPage jobPage(UiSessions.Session session, ProjectSlug slug, JobDetailsJson job, int node,
                     List<StepOutput> steps, boolean truncated, long length, LiveOutput.Cursor cursor) {
-        return new JobPage(chrome("Job " + job.number() + " " + job.name(), session, List.of(
-                new Crumb("Projects", "/projects"), new Crumb(slug.name(), "/pipelines/" + slug))), slug, job, node,
-                steps, truncated, length, live(job), can(session, slug, Role.MEMBER), cursor);
+        long pipeline = reads.pipelineNumber(job.pipeline().id());
+        return new JobPage(chrome("Job " + job.number() + " " + job.name(), session, jobCrumbs(slug, pipeline)), slug,
+                pipeline, job, node, steps, truncated, length, live(job), can(session, slug, Role.MEMBER), cursor);
+    }
+
+    /** Where a job page sits: its project's pipelines, then its pipeline. */
+    private static List<Crumb> jobCrumbs(ProjectSlug slug, long pipeline) {
+        return List.of(new Crumb("Projects", "/projects"), new Crumb(slug.name(), "/pipelines/" + slug),
+                new Crumb("Pipeline " + pipeline, "/pipelines/" + slug + "/" + pipeline));
     }
 
     /** Whether the job may still change: it has not ended. */
@@ -410,9 +417,9 @@ public final class WebUi implements AutoCloseable {
         ProjectSlug slug = visibleSlug(ctx, session);
         String title = Character.toUpperCase(name.charAt(0)) + name.substring(1) + " · job " + job.number() + " "
                 + job.name();
-        JobTabs.JobHeader header = new JobTabs.JobHeader(chrome(title, session, List.of(
-                new Crumb("Projects", "/projects"), new Crumb(slug.name(), "/pipelines/" + slug),
-                new Crumb("Job " + job.number(), "/jobs/" + slug + "/" + job.number()))), slug, job,
+        List<Crumb> crumbs = new ArrayList<>(jobCrumbs(slug, reads.pipelineNumber(job.pipeline().id())));
+        crumbs.add(new Crumb("Job " + job.number(), "/jobs/" + slug + "/" + job.number()));
+        JobTabs.JobHeader header = new JobTabs.JobHeader(chrome(title, session, crumbs), slug, job,
                 node(ctx, job.parallelism()), name);
         render(ctx, 200, "job_" + name + ".jte", tab.model(ctx, header));
     }
