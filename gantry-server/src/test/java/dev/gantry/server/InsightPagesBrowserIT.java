@@ -80,12 +80,12 @@ class InsightPagesBrowserIT {
         RunFixtures runs = new RunFixtures(server.jdbi());
         history(runs);
         UUID workflow = runs.workflow("build-and-test");
-        queuedAgo(runs.job(workflow, "build").insert(), 40); // the fixtures queue in 2026-01; the page shows now
+        runs.queuedAgo(runs.job(workflow, "build").insert(), Duration.ofSeconds(40));
         AgentClient agent = new AgentClient(server.api().anonymous(), server.token(TokenKind.AGENT));
         String agentId = agent.registered("box", 4, 8192);
         AgentClient.Claimed running = AgentClient.claimed(agent.claim(agentId, 4, 8192));
         server.api().post("/api/v2/fleet/pools/default/pause", "{\"reason\": \"provider maintenance\"}");
-        queuedAgo(runs.job(workflow, "test").resourceClass("large", 4, 8192).insert(), 95);
+        runs.queuedAgo(runs.job(workflow, "test").resourceClass("large", 4, 8192).insert(), Duration.ofSeconds(95));
         await().atMost(Duration.ofSeconds(30)).until(() -> server.api().get("/api/v2/insights/fleet").json()
                 .path("events").toString().contains("\"launched\""));
         Page page = browser.newPage();
@@ -120,11 +120,6 @@ class InsightPagesBrowserIT {
         Screenshots.fullPage(page, SCREENSHOTS.resolve("insights.png"));
 
         measure(List.of("/insights/gantry/acme/app", "/insights/gantry/acme/app?days=90", "/fleet", "/queues"));
-    }
-
-    private static void queuedAgo(UUID job, int seconds) {
-        server.jdbi().useHandle(h -> h.execute("UPDATE gantry.job_task SET queued_at = now() - ? * interval '1 second' "
-                + "WHERE job_id = ?", seconds, job));
     }
 
     /**

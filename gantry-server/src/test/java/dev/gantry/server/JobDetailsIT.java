@@ -116,7 +116,7 @@ class JobDetailsIT {
                 + "{\"index\": 1, \"status\": \"queued\"}]"));
         assertThat(job.at("/waiting/reason").asText()).isEqualTo("no_instance_large_enough");
         assertThat(job.at("/waiting/message").asText()).contains("pool default has no instance that is up or starting")
-                .contains("bin/gantry agent");
+                .contains("bin/gantry agent").endsWith("--pool default --cpu 4 --memory 8");
         assertThat(job.at("/waiting/since").asText()).isEqualTo(job.get("queued_at").asText());
         assertThat(job.at("/waiting/for_ms").asLong()).isNotNegative();
         assertThat(job.at("/waiting/estimated_start").isNull()).as("nothing could run it").isTrue();

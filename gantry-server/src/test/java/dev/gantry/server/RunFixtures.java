@@ -1,6 +1,7 @@
 package dev.gantry.server;
 
 import dev.gantry.server.http.Json;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.List;
@@ -158,6 +159,16 @@ final class RunFixtures {
             });
             return id;
         }
+    }
+
+    /** Moves the job's and its tasks' queue time to {@code ago} before now: fixtures queue in 2026-01. */
+    void queuedAgo(UUID jobId, Duration ago) {
+        jdbi.useTransaction(h -> {
+            h.execute("UPDATE gantry.job SET queued_at = now() - ? * interval '1 millisecond' WHERE id = ?",
+                    ago.toMillis(), jobId);
+            h.execute("UPDATE gantry.job_task SET queued_at = now() - ? * interval '1 millisecond' WHERE job_id = ?",
+                    ago.toMillis(), jobId);
+        });
     }
 
     /** The job's number, as the API names it. */

@@ -64,6 +64,7 @@ class WebUiBrowserIT {
         UUID workflow = runs.workflow("build-and-test");
         runs.job(workflow, "build").status("success").insert();
         UUID test = runs.job(workflow, "test").status("queued").requires("build").insert();
+        runs.queuedAgo(test, Duration.ofMinutes(3));
         Page page = browser.newPage();
 
         page.navigate(server.api().baseUrl() + "/projects");

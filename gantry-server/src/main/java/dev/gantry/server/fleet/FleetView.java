@@ -1,6 +1,7 @@
 package dev.gantry.server.fleet;
 
 import dev.gantry.scheduler.Decision;
+import dev.gantry.scheduler.PendingJob;
 import dev.gantry.scheduler.Placement;
 import dev.gantry.scheduler.Waiting;
 import dev.gantry.server.agent.TaskKey;
@@ -38,7 +39,8 @@ public final class FleetView {
         record Starting(String agentId) implements JobPlacement {
         }
 
-        record Waits(Waiting waiting) implements JobPlacement {
+        /** The scheduler's reason, with the waiting task as the scheduler saw it (its class and pool). */
+        record Waits(Waiting waiting, PendingJob task) implements JobPlacement {
         }
     }
 
@@ -65,7 +67,8 @@ public final class FleetView {
                 .filter(w -> w.jobId().startsWith(prefix))
                 .min((a, b) -> Integer.compare(TaskKey.parse(a.jobId()).nodeIndex(),
                         TaskKey.parse(b.jobId()).nodeIndex()))
-                .map(JobPlacement.Waits::new);
+                .map(w -> new JobPlacement.Waits(w, loaded.snapshot().pending().stream()
+                        .filter(p -> p.id().equals(w.jobId())).findFirst().orElseThrow()));
         if (waits.isPresent()) {
             return waits;
         }

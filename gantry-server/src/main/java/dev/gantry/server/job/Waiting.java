@@ -1,8 +1,12 @@
 package dev.gantry.server.job;
 
+import dev.gantry.scheduler.PendingJob;
+import dev.gantry.scheduler.ResourceClass;
 import dev.gantry.scheduler.WaitReason;
 import dev.gantry.server.fleet.FleetView.JobPlacement;
 import dev.gantry.server.http.Json;
+import java.math.BigDecimal;
+import java.math.RoundingMode;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -40,17 +44,22 @@ public record Waiting(String reason, String message, String since, long forMs, S
             case JobPlacement.Starting starting -> new Waiting("starting", "agent " + starting.agentId()
                     + " has room for it and takes it on its next claim", since, waited(queuedAt, now), Json.time(now));
             case JobPlacement.Waits waits -> new Waiting(waits.waiting().reason().name().toLowerCase(Locale.ROOT),
-                    waits.waiting().message() + hint(waits.waiting().reason()), since, waited(queuedAt, now),
+                    waits.waiting().message() + hint(waits.waiting().reason(), waits.task()), since,
+                    waited(queuedAt, now),
                     waits.waiting().estimatedStart().map(Json::time).orElse(null));
         };
     }
 
-    /** What an operator can do when no agent could ever run the job. */
-    private static String hint(WaitReason reason) {
-        return reason == WaitReason.NO_INSTANCE_LARGE_ENOUGH
-                ? "; start an agent that can: bin/gantry agent --server URL --token-file $GANTRY_HOME/agent-token "
-                        + "--pool POOL --cpu N --memory GB"
-                : "";
+    /** What an operator can do when no agent could ever run the task: start one that can, in its pool. */
+    static String hint(WaitReason reason, PendingJob task) {
+        if (reason != WaitReason.NO_INSTANCE_LARGE_ENOUGH) {
+            return "";
+        }
+        ResourceClass needs = task.resourceClass();
+        String memoryGb = BigDecimal.valueOf(needs.memoryMb()).divide(BigDecimal.valueOf(1024), 2, RoundingMode.CEILING)
+                .stripTrailingZeros().toPlainString();
+        return "; start an agent that can: bin/gantry agent --server URL --token-file $GANTRY_HOME/agent-token "
+                + "--pool " + task.pool() + " --cpu " + needs.vcpu() + " --memory " + memoryGb;
     }
 
     private static long waited(Instant since, Instant now) {
