@@ -3,6 +3,7 @@ package dev.gantry.server;
 import static dev.gantry.server.ProductRuns.test;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
+import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.gantry.server.agent.AgentSettings;
@@ -11,15 +12,21 @@ import dev.gantry.server.http.PageToken;
 import dev.gantry.server.project.RepositoryPolicy;
 import dev.gantry.testkit.EmbeddedPostgresExtension;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
+import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -264,6 +271,47 @@ class InsightsApiIT {
         assertThat(answer.path("project_id").asText()).isEqualTo(project.path("id").asText());
         assertThat(answer.path("org_id").asText()).isEqualTo(project.path("organization_id").asText());
         assertThat(ok(INSIGHTS + "/branches?workflow-name=deploy").path("branches")).isEmpty();
+    }
+
+    @Test
+    @Timeout(60) // without the bulkhead and the timeout, the reads below would wait as long as the lock is held
+    void reads_share_a_small_bulkhead_and_a_statement_timeout_so_viewers_never_hold_the_main_pool() throws Exception {
+        server.createProject("acme", "other");
+        String other = "/api/v2/insights/gh/acme/other/workflows";
+        try (Connection locker = pg.dataSource().getConnection()) {
+            locker.setAutoCommit(false);
+            try (Statement lock = locker.createStatement()) { // every read of runs waits behind this
+                lock.execute("LOCK TABLE gantry.workflow IN ACCESS EXCLUSIVE MODE");
+            }
+            long began = System.nanoTime();
+            List<CompletableFuture<ApiClient.Answer>> admitted = Stream.of(INSIGHTS + "/workflows",
+                    INSIGHTS + "/workflows", other).map(path -> CompletableFuture.supplyAsync(() -> api.get(path)))
+                    .toList();
+            await().atMost(Duration.ofSeconds(5)).until(() -> waitingReads() == 3);
+
+            ApiClient.Answer thirdOfProject = api.get(INSIGHTS + "/workflows");
+            assertThat(thirdOfProject.status()).as("two reads of one project at most").isEqualTo(503);
+            assertThat(thirdOfProject.header("Retry-After")).isEqualTo("5");
+            assertThat(thirdOfProject.json().get("message").asText()).contains("too many insights reads under way");
+            assertThat(api.get("/api/v2/insights/gh/acme/other/branches").status()).as("three reads at most")
+                    .isEqualTo(503);
+            assertThat(api.get("/api/v2/me").status()).as("the rest of the API answers").isEqualTo(200);
+
+            for (CompletableFuture<ApiClient.Answer> read : admitted) {
+                assertThat(read.get(30, TimeUnit.SECONDS).status()).as("cut off by the statement timeout")
+                        .isEqualTo(503);
+            }
+            assertThat(Duration.ofNanos(System.nanoTime() - began)).isBetween(Duration.ofSeconds(10),
+                    Duration.ofSeconds(20));
+            locker.rollback();
+        }
+        assertThat(api.get(INSIGHTS + "/workflows").status()).as("the bulkhead's places came back").isEqualTo(200);
+    }
+
+    private static long waitingReads() {
+        return server.jdbi().withHandle(h -> h.createQuery("""
+                SELECT count(*) FROM pg_stat_activity
+                WHERE wait_event_type = 'Lock' AND query LIKE '%gantry.workflow_run%'""").mapTo(Long.class).one());
     }
 
     @Test

@@ -1,5 +1,7 @@
 package dev.gantry.server.insights;
 
+import dev.gantry.resilience.Bulkhead;
+import dev.gantry.server.http.ApiException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDate;
@@ -14,7 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
-import org.jdbi.v3.core.Handle;
+import java.util.function.Function;
 import org.jdbi.v3.core.Jdbi;
 import org.jdbi.v3.core.transaction.TransactionIsolationLevel;
 
@@ -40,8 +42,19 @@ public final class ProjectInsights {
     static final int TEST_METRICS_RUNS = 10;
     static final int MAX_FLAKY = 1_000;
     static final int MAX_BRANCHES = 5_000;
+    /**
+     * How many reads run at once, and for one project. A read aggregates a window of runs and test results on the
+     * main pool, whose connections triggers and the orchestrator need: viewers of one busy project's insights must not
+     * take them all (the postmortem in which one subsystem's retries drained a shared pool).
+     */
+    static final int READS_AT_ONCE = 3;
+    static final int READS_PER_PROJECT = 2;
+    /** The longest one statement of a read runs; then the read is answered 503 (query_canceled). */
+    static final Duration STATEMENT_TIMEOUT = Duration.ofSeconds(10);
+    static final Duration RETRY_AFTER = Duration.ofSeconds(5);
 
     private final Jdbi jdbi;
+    private final Bulkhead reads = new Bulkhead(READS_AT_ONCE, READS_PER_PROJECT);
 
     public ProjectInsights(Jdbi jdbi) {
         this.jdbi = jdbi;
@@ -88,8 +101,7 @@ public final class ProjectInsights {
         var since = first.atStartOfDay().atOffset(ZoneOffset.UTC);
         var until = today.plusDays(1).atStartOfDay().atOffset(ZoneOffset.UTC);
         // One snapshot for the three reads, so the figures agree with each other.
-        return jdbi.inTransaction(TransactionIsolationLevel.REPEATABLE_READ, h -> {
-            InsightsDao dao = dao(h);
+        return reading(projectId, dao -> {
             List<Workflow> workflows = workflows(dao.workflows(projectId, since, until, branch), dates);
             List<TestTiming> slowest = dao.slowest(projectId, since, branch, null, TESTS).stream()
                     .map(t -> new TestTiming(t.job(), t.classname(), t.name(), t.runs(), t.failures(),
@@ -104,12 +116,27 @@ public final class ProjectInsights {
     }
 
     /**
-     * The DAO in {@code h}'s transaction, with memory enough to group a month of a busy project's test results
-     * (60,000) in memory: at PostgreSQL's default 4 MB they spill to disk.
+     * {@code read} in a snapshot of its own (REPEATABLE READ), if the bulkhead lets one more read of the project run
+     * now; else 503 with {@code Retry-After}. Its transaction has memory enough to group a month of a busy project's
+     * test results (60,000) in memory (at PostgreSQL's default 4 MB they spill to disk), and each statement at most
+     * {@link #STATEMENT_TIMEOUT}.
      */
-    static InsightsDao dao(Handle h) {
-        h.execute("SET LOCAL work_mem = '32MB'");
-        return h.attach(InsightsDao.class);
+    private <T> T reading(UUID projectId, Function<InsightsDao, T> read) {
+        String project = projectId.toString();
+        if (!reads.tryAcquire(project)) {
+            throw ApiException.unavailable("too many insights reads under way (at most " + READS_AT_ONCE
+                    + " at once, " + READS_PER_PROJECT + " of one project); retry after " + RETRY_AFTER.toSeconds()
+                    + " seconds", RETRY_AFTER);
+        }
+        try {
+            return jdbi.inTransaction(TransactionIsolationLevel.REPEATABLE_READ, h -> {
+                h.execute("SET LOCAL work_mem = '32MB'");
+                h.execute("SET LOCAL statement_timeout = " + STATEMENT_TIMEOUT.toMillis());
+                return read.apply(h.attach(InsightsDao.class));
+            });
+        } finally {
+            reads.release(project);
+        }
     }
 
     // ---- The API's reads (CircleCI's Insights API, served by InsightsRoutes) ----
@@ -184,14 +211,13 @@ public final class ProjectInsights {
     }
 
     /** The repository's default branch as the plan builder last read it, or null before any pipeline was planned. */
-    public String defaultBranch(UUID projectId) {
+    public String defaultBranch(UUID projectId) { // one row by key: no bulkhead
         return jdbi.withExtension(InsightsDao.class, dao -> dao.defaultBranch(projectId));
     }
 
     /** Each workflow with runs in {@code scope}, by name (code point order). */
     public List<WorkflowSummary> workflows(Scope scope) {
-        return jdbi.inTransaction(TransactionIsolationLevel.REPEATABLE_READ, h -> {
-            InsightsDao dao = h.attach(InsightsDao.class);
+        return reading(scope.projectId(), dao -> {
             var from = scope.from();
             var to = scope.to();
             Map<String, InsightsDao.RecoveryRow> recoveries = new HashMap<>();
@@ -215,7 +241,7 @@ public final class ProjectInsights {
 
     /** {@code workflow}'s runs in {@code scope}, newest first, from after {@code after} (null: the newest). */
     public List<Run> runs(Scope scope, String workflow, RunPosition after, int limit) {
-        return jdbi.withExtension(InsightsDao.class, dao -> dao.runs(scope.projectId(), workflow, scope.from(),
+        return reading(scope.projectId(), dao -> dao.runs(scope.projectId(), workflow, scope.from(),
                 scope.to(), scope.branch(), after == null ? null : after.createdAt().atOffset(ZoneOffset.UTC),
                 after == null ? null : after.id(), limit)).stream()
                 .map(r -> new Run(r.id(), r.branch(), r.pipelineNumber(), r.status(), r.createdAt(), r.stoppedAt(),
@@ -225,7 +251,7 @@ public final class ProjectInsights {
 
     /** The jobs of {@code workflow} in {@code scope} by name, those containing {@code nameContains} if not null. */
     public List<JobSummary> jobs(Scope scope, String workflow, String nameContains) {
-        return jdbi.withExtension(InsightsDao.class, dao -> dao.jobs(scope.projectId(), workflow, scope.from(),
+        return reading(scope.projectId(), dao -> dao.jobs(scope.projectId(), workflow, scope.from(),
                 scope.to(), scope.branch(), nameContains)).stream()
                 .map(j -> new JobSummary(j.name(), j.runs(), j.successes(), new Durations(j.minMs(), j.meanMs(),
                         j.p50Ms(), j.p95Ms(), j.maxMs(), j.stddevMs()), j.credits(), j.firstAt(), j.lastAt()))
@@ -235,8 +261,7 @@ public final class ProjectInsights {
     /** The tests of the latest {@value #TEST_METRICS_RUNS} runs of {@code workflow} (on {@code branch}, or all). */
     public TestMetrics testMetrics(UUID projectId, String workflow, String branch, Instant now) {
         Scope scope = new Scope(projectId, branch, now.minus(HORIZON), now);
-        return jdbi.inTransaction(TransactionIsolationLevel.REPEATABLE_READ, h -> {
-            InsightsDao dao = dao(h);
+        return reading(projectId, dao -> {
             List<InsightsDao.RunRow> latest = dao.runs(projectId, workflow, scope.from(), scope.to(), branch, null,
                     null, TEST_METRICS_RUNS);
             if (latest.isEmpty()) {
@@ -268,8 +293,8 @@ public final class ProjectInsights {
      */
     public List<Flake> flaky(UUID projectId, Instant now) {
         OffsetDateTime since = now.minus(HORIZON).atOffset(ZoneOffset.UTC);
-        return jdbi.inTransaction(TransactionIsolationLevel.REPEATABLE_READ, h -> dao(h).flaky(projectId, since,
-                null, null, now.minus(STILL_FLAKY).atOffset(ZoneOffset.UTC), MAX_FLAKY)).stream()
+        return reading(projectId, dao -> dao.flaky(projectId, since, null, null,
+                now.minus(STILL_FLAKY).atOffset(ZoneOffset.UTC), MAX_FLAKY)).stream()
                 .map(f -> new Flake(f.job(), f.classname(), f.name(), f.file(), f.timesFlaked(), f.failedSeconds(),
                         f.jobNumber(), f.workflowId(), f.workflowName(), f.workflowCreatedAt(), f.pipelineNumber()))
                 .toList();
@@ -277,7 +302,7 @@ public final class ProjectInsights {
 
     /** The branches with runs over the last {@link #HORIZON} (of {@code workflow}, if not null), at most 5,000. */
     public List<String> branches(UUID projectId, String workflow, Instant now) {
-        return jdbi.withExtension(InsightsDao.class, dao -> dao.branches(projectId,
+        return reading(projectId, dao -> dao.branches(projectId,
                 now.minus(HORIZON).atOffset(ZoneOffset.UTC), workflow, MAX_BRANCHES));
     }
 
