@@ -164,9 +164,9 @@ final class RunFixtures {
     /** Moves the job's and its tasks' queue time to {@code ago} before now: fixtures queue in 2026-01. */
     void queuedAgo(UUID jobId, Duration ago) {
         jdbi.useTransaction(h -> {
-            h.execute("UPDATE gantry.job SET queued_at = now() - ? * interval '1 millisecond' WHERE id = ?",
+            h.execute("UPDATE gantry.job SET queued_at = now() - ? * interval '1 ms' WHERE id = ?",
                     ago.toMillis(), jobId);
-            h.execute("UPDATE gantry.job_task SET queued_at = now() - ? * interval '1 millisecond' WHERE job_id = ?",
+            h.execute("UPDATE gantry.job_task SET queued_at = now() - ? * interval '1 ms' WHERE job_id = ?",
                     ago.toMillis(), jobId);
         });
     }

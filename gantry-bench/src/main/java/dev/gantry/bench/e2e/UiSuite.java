@@ -24,8 +24,8 @@ import java.util.regex.Pattern;
  * agents as processes, embedded PostgreSQL) and run to their end by the agents, one in ten on a branch whose job
  * fails. Then a signed-in session reads each page over loopback, round-robin, and the time from sending the request
  * to the last byte of the answer is taken: the server's time plus a loopback round trip. The jobs store no test
- * results, so the insights pages here read workflows and jobs; InsightPagesBrowserIT times them over 60,000 results. Ends with
- * {@code RESULT pipelines=N worst_p95_ms=… PAGE_p50_ms=… PAGE_p95_ms=…}.
+ * results, so the insights pages here read workflows and jobs; InsightPagesBrowserIT times them over 60,000 results.
+ * Ends with {@code RESULT pipelines=N worst_p95_ms=… PAGE_p50_ms=… PAGE_p95_ms=…}.
  */
 public final class UiSuite implements Suite {
     private static final String FAILING = GantryRig.CONFIG.replace("command: \"true\"", "command: \"false\"");

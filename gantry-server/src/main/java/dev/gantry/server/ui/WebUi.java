@@ -144,10 +144,12 @@ public final class WebUi implements AutoCloseable {
                              String tail, boolean open) {
     }
 
-    /** @param cursor where the page is in the node's output, for its event stream; null once the job has ended */
+    /**
+     * @param pipeline the number of the job's pipeline
+     * @param cursor   where the page is in the node's output, for its event stream; null once the job has ended
+     */
     public record JobPage(Chrome chrome, ProjectSlug slug, long pipeline, JobDetailsJson job, int node,
-                          List<StepOutput> steps,
-                          boolean truncated, long outputLength, boolean live, boolean canAct,
+                          List<StepOutput> steps, boolean truncated, long outputLength, boolean live, boolean canAct,
                           LiveOutput.Cursor cursor) {
         public String base() {
             return "/jobs/" + slug + "/" + job.number();
