@@ -181,7 +181,9 @@ class WebUiIT {
         startTestJob();
         append("\u001b[32mcompiling\n");
         String page = get("/jobs/gantry/acme/app/2", session).body();
-        assertThat(page).contains("compiling").contains("data-live=\"/jobs/gantry/acme/app/2/events?node=0\"");
+        assertThat(page).contains("compiling").contains("data-live=\"/jobs/gantry/acme/app/2/events?node=0\"")
+                .as("a running job says when it started and has no duration yet").contains("<dt>Started</dt>")
+                .doesNotContain("<dt>Duration</dt>");
         String from = attribute(page, "data-live-from");
 
         try (EventStream first = EventStream.open(uri("/jobs/gantry/acme/app/2/events?node=0&from=" + from),
@@ -208,7 +210,8 @@ class WebUiIT {
             second.awaitClosed();
         }
         await().atMost(Duration.ofSeconds(5)).until(() -> openStreams() == 0);
-        assertThat(get("/jobs/gantry/acme/app/2", session).body()).doesNotContain("data-live=");
+        assertThat(get("/jobs/gantry/acme/app/2", session).body()).doesNotContain("data-live=")
+                .contains("<dt>Started</dt>").contains("<dt>Duration</dt>");
     }
 
     @Test
