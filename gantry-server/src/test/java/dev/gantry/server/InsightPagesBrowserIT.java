@@ -10,8 +10,7 @@ import dev.gantry.scheduler.fleet.SimulatedProvider;
 import dev.gantry.server.agent.AgentSettings;
 import dev.gantry.server.auth.TokenKind;
 import dev.gantry.server.fleet.Autoscaling;
-import dev.gantry.testkit.Accessibility;
-import dev.gantry.testkit.Browser;
+import dev.gantry.testkit.BrowserExtension;
 import dev.gantry.testkit.EmbeddedPostgresExtension;
 import dev.gantry.testkit.Screenshots;
 import java.net.URI;
@@ -40,6 +39,8 @@ import org.junit.jupiter.api.io.TempDir;
 class InsightPagesBrowserIT {
     @RegisterExtension
     static final EmbeddedPostgresExtension pg = new EmbeddedPostgresExtension(8);
+    @RegisterExtension
+    static final BrowserExtension chromium = new BrowserExtension();
     private static final Path SCREENSHOTS = Path.of("..", "docs", "ui");
     static final int DAYS = 30;
     static final int RUNS_A_DAY = 40;
@@ -49,8 +50,6 @@ class InsightPagesBrowserIT {
     static Path home;
 
     static TestServer server;
-    static Browser browser;
-    static Accessibility axe;
 
     @BeforeAll
     static void start() {
@@ -63,15 +62,10 @@ class InsightPagesBrowserIT {
                 });
         server = TestServer.startAutoscaling(pg.dataSource(), home, new ServerSettings(0, AgentSettings.defaults()
                 .withPollTimeout(Duration.ofSeconds(1))), fleet);
-        browser = Browser.launch();
-        axe = Accessibility.load();
     }
 
     @AfterAll
     static void stop() {
-        if (browser != null) {
-            browser.close();
-        }
         server.close();
     }
 
@@ -89,7 +83,7 @@ class InsightPagesBrowserIT {
         runs.queuedAgo(runs.job(workflow, "test").resourceClass("large", 4, 8192).insert(), Duration.ofSeconds(95));
         await().atMost(Duration.ofSeconds(30)).until(() -> server.api().get("/api/v2/insights/fleet").json()
                 .path("events").toString().contains("\"launched\""));
-        Page page = browser.newPage();
+        Page page = chromium.newPage();
         page.navigate(server.api().baseUrl() + "/projects");
         page.getByLabel("API token").fill(server.token(TokenKind.ADMIN));
         page.getByRole(AriaRole.BUTTON, new Page.GetByRoleOptions().setName("Sign in")).click();
@@ -101,14 +95,14 @@ class InsightPagesBrowserIT {
         page.waitForURL("**/fleet");
         assertThat(page.locator("text=agent box").count()).isPositive();
         assertThat(page.locator("text=insufficient capacity").count()).isPositive();
-        axe.assertNoSeriousViolations(page);
+        chromium.assertNoSeriousViolations(page);
         Screenshots.fullPage(page, SCREENSHOTS.resolve("fleet.png"));
 
         page.getByRole(AriaRole.NAVIGATION, new Page.GetByRoleOptions().setName("Site"))
                 .getByText("Queues").click();
         page.waitForURL("**/queues");
         assertThat(page.locator("text=provider maintenance").count()).isPositive();
-        axe.assertNoSeriousViolations(page);
+        chromium.assertNoSeriousViolations(page);
         Screenshots.fullPage(page, SCREENSHOTS.resolve("queues.png"));
 
         page.navigate(server.api().baseUrl() + "/pipelines/gantry/acme/app");
@@ -116,7 +110,7 @@ class InsightPagesBrowserIT {
         page.waitForURL("**/insights/gantry/acme/app");
         assertThat(page.locator("svg[role=img]").count()).isEqualTo(4);
         page.locator("details summary").first().click(); // the figures per day, checked open and shown closed
-        axe.assertNoSeriousViolations(page);
+        chromium.assertNoSeriousViolations(page);
         page.locator("details summary").first().click();
         Screenshots.fullPage(page, SCREENSHOTS.resolve("insights.png"));
 

@@ -9,8 +9,7 @@ import com.microsoft.playwright.Page;
 import com.microsoft.playwright.options.AriaRole;
 import dev.gantry.server.agent.AgentSettings;
 import dev.gantry.server.auth.TokenKind;
-import dev.gantry.testkit.Accessibility;
-import dev.gantry.testkit.Browser;
+import dev.gantry.testkit.BrowserExtension;
 import dev.gantry.testkit.EmbeddedPostgresExtension;
 import dev.gantry.testkit.Screenshots;
 import java.nio.charset.StandardCharsets;
@@ -32,28 +31,23 @@ import org.junit.jupiter.api.io.TempDir;
 class JobTabsBrowserIT {
     @RegisterExtension
     static final EmbeddedPostgresExtension pg = new EmbeddedPostgresExtension();
+    @RegisterExtension
+    static final BrowserExtension chromium = new BrowserExtension();
     private static final Path SCREENSHOTS = Path.of("..", "docs", "ui");
 
     @TempDir
     static Path home;
 
     static TestServer server;
-    static Browser browser;
-    static Accessibility axe;
 
     @BeforeAll
     static void start() {
         server = TestServer.start(pg.dataSource(), home, new ServerSettings(0, AgentSettings.defaults()
                 .withPollTimeout(Duration.ofMillis(300))));
-        browser = Browser.launch();
-        axe = Accessibility.load();
     }
 
     @AfterAll
     static void stop() {
-        if (browser != null) {
-            browser.close();
-        }
         server.close();
     }
 
@@ -66,13 +60,13 @@ class JobTabsBrowserIT {
         runJob(agent, task);
         await().atMost(Duration.ofSeconds(10)).until(() -> runs.jobStatus(job).equals("failed"));
         String base = server.api().baseUrl() + "/jobs/gantry/acme/app/" + runs.number(job);
-        Page page = browser.newPage();
+        Page page = chromium.newPage();
 
         page.navigate(base);
         page.getByLabel("API token").fill(server.token(TokenKind.ADMIN));
         page.getByRole(AriaRole.BUTTON, new Page.GetByRoleOptions().setName("Sign in")).click();
         page.waitForURL(base);
-        axe.assertNoSeriousViolations(page);
+        chromium.assertNoSeriousViolations(page);
 
         page.getByRole(AriaRole.LINK, new Page.GetByRoleOptions().setName("Tests").setExact(true)).click();
         page.waitForURL(base + "/tests");
@@ -83,12 +77,12 @@ class JobTabsBrowserIT {
         page.getByText("The whole failure text").first().click();
         assertThat(page.locator("pre.failure-text").first().textContent()).contains("ParserTest.java:42");
         page.evaluate("() => document.activeElement.blur()");
-        axe.assertNoSeriousViolations(page);
+        chromium.assertNoSeriousViolations(page);
         Screenshots.fullPage(page, SCREENSHOTS.resolve("job-tests.png"));
 
         page.getByRole(AriaRole.LINK, new Page.GetByRoleOptions().setName("Artifacts").setExact(true)).click();
         page.waitForURL(base + "/artifacts");
-        axe.assertNoSeriousViolations(page);
+        chromium.assertNoSeriousViolations(page);
         Screenshots.fullPage(page, SCREENSHOTS.resolve("job-artifacts.png"));
         // The artifact's script would mark this origin's storage if it ran here; it is saved as a file instead,
         // from the link and when the browser is sent to its address without the link's download hint alike.
@@ -106,7 +100,7 @@ class JobTabsBrowserIT {
         page.waitForURL("**/search?node=0&q=error");
         assertThat(page.locator("table.hits tbody tr").count()).isEqualTo(2);
         assertThat(page.locator("table.hits mark").first().textContent()).isEqualTo("ERROR");
-        axe.assertNoSeriousViolations(page);
+        chromium.assertNoSeriousViolations(page);
         Screenshots.fullPage(page, SCREENSHOTS.resolve("job-search.png"));
 
         // The first hit is in a step that succeeded, folded on the job page: following the link opens it.

@@ -5,7 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.microsoft.playwright.Page;
 import dev.gantry.server.auth.TokenKind;
-import dev.gantry.testkit.Browser;
+import dev.gantry.testkit.BrowserExtension;
 import dev.gantry.testkit.EmbeddedPostgresExtension;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -29,6 +29,8 @@ import org.junit.jupiter.api.io.TempDir;
 class LiveBrowserIT {
     @RegisterExtension
     static final EmbeddedPostgresExtension pg = new EmbeddedPostgresExtension(32);
+    @RegisterExtension
+    static final BrowserExtension chromium = new BrowserExtension();
 
     static final int BACKLOG_PIPELINES = 10;
     static final int BACKLOG_JOBS_EACH = 100;
@@ -42,19 +44,14 @@ class LiveBrowserIT {
     static Path repos;
 
     static TestServer server;
-    static Browser browser;
 
     @BeforeAll
     static void start() {
         server = TestServer.start(pg.dataSource(), home);
-        browser = Browser.launch();
     }
 
     @AfterAll
     static void stop() {
-        if (browser != null) {
-            browser.close();
-        }
         server.close();
     }
 
@@ -79,7 +76,7 @@ class LiveBrowserIT {
         AgentClient agent = new AgentClient(api.anonymous(), server.token(TokenKind.AGENT));
         String agentId = agent.registered("small-1", 2, 4096); // too small for any job of the backlog
 
-        Page page = browser.newPage();
+        Page page = chromium.newPage();
         signIn(page);
         List<Long> output = new ArrayList<>();
         List<Long> status = new ArrayList<>();

@@ -7,8 +7,8 @@ import com.microsoft.playwright.Page;
 import com.microsoft.playwright.options.AriaRole;
 import dev.gantry.server.agent.AgentSettings;
 import dev.gantry.server.auth.TokenKind;
-import dev.gantry.testkit.Accessibility;
 import dev.gantry.testkit.Browser;
+import dev.gantry.testkit.BrowserExtension;
 import dev.gantry.testkit.EmbeddedPostgresExtension;
 import dev.gantry.testkit.Screenshots;
 import java.nio.file.Files;
@@ -33,6 +33,8 @@ import org.junit.jupiter.api.io.TempDir;
 class UsagePageBrowserIT {
     @RegisterExtension
     static final EmbeddedPostgresExtension pg = new EmbeddedPostgresExtension(8);
+    @RegisterExtension
+    static final BrowserExtension chromium = new BrowserExtension();
     private static final Path SCREENSHOTS = Path.of("..", "docs", "ui");
     static final int TASKS = 12;
 
@@ -40,22 +42,15 @@ class UsagePageBrowserIT {
     static Path home;
 
     static TestServer server;
-    static Browser browser;
-    static Accessibility axe;
 
     @BeforeAll
     static void start() {
         server = TestServer.start(pg.dataSource(), home, new ServerSettings(0, AgentSettings.defaults()
                 .withHeartbeatInterval(Duration.ofMillis(300)).withPollTimeout(Duration.ofMillis(300))));
-        browser = Browser.launch();
-        axe = Accessibility.load();
     }
 
     @AfterAll
     static void stop() {
-        if (browser != null) {
-            browser.close();
-        }
         server.close();
     }
 
@@ -63,7 +58,7 @@ class UsagePageBrowserIT {
     void a_user_follows_the_link_to_usage_filters_it_without_javascript_and_downloads_the_apis_csv()
             throws Exception {
         usage();
-        Page page = browser.newPage();
+        Page page = chromium.newPage();
         signIn(page);
 
         page.getByRole(AriaRole.NAVIGATION, new Page.GetByRoleOptions().setName("Site")).getByText("Usage").click();
@@ -74,7 +69,7 @@ class UsagePageBrowserIT {
                 .endsWith("% of the monthly budget used");
         assertThat(page.locator("tbody th[scope=row]", new Page.LocatorOptions().setHasText("80 %")).count())
                 .as("the alert the backfill recorded").isOne();
-        axe.assertNoSeriousViolations(page);
+        chromium.assertNoSeriousViolations(page);
         Screenshots.fullPage(page, SCREENSHOTS.resolve("usage.png"));
 
         Download download = page.waitForDownload(() -> page.getByText("Download CSV").click());
@@ -84,7 +79,7 @@ class UsagePageBrowserIT {
         assertThat(Files.readString(download.path())).isEqualTo(api).contains("\r\nacme,app,large,");
 
         // The form is a GET: a reader without JavaScript filters as well.
-        Page plain = browser.newContext(Browser.contextOptions().setJavaScriptEnabled(false)).newPage();
+        Page plain = chromium.newContext(Browser.contextOptions().setJavaScriptEnabled(false)).newPage();
         signIn(plain);
         plain.navigate(server.api().baseUrl() + "/usage");
         plain.getByLabel("Organization").selectOption("other");

@@ -8,8 +8,7 @@ import com.microsoft.playwright.options.AriaRole;
 import dev.gantry.server.auth.TokenKind;
 import dev.gantry.server.status.StatusSettings;
 import dev.gantry.server.storage.FileOutputStore;
-import dev.gantry.testkit.Accessibility;
-import dev.gantry.testkit.Browser;
+import dev.gantry.testkit.BrowserExtension;
 import dev.gantry.testkit.EmbeddedPostgresExtension;
 import dev.gantry.testkit.Screenshots;
 import java.nio.file.Path;
@@ -30,14 +29,14 @@ import org.junit.jupiter.api.io.TempDir;
 class WebUiBrowserIT {
     @RegisterExtension
     static final EmbeddedPostgresExtension pg = new EmbeddedPostgresExtension();
+    @RegisterExtension
+    static final BrowserExtension chromium = new BrowserExtension();
     private static final Path SCREENSHOTS = Path.of("..", "docs", "ui");
 
     @TempDir
     static Path home;
 
     static TestServer server;
-    static Browser browser;
-    static Accessibility axe;
 
     @BeforeAll
     static void start() {
@@ -46,15 +45,10 @@ class WebUiBrowserIT {
         server = TestServer.startWithoutPlanBuilder(pg.dataSource(), home, new ServerSettings(0).withStatus(
                 new StatusSettings(Duration.ofMillis(500), status.shortWindow(), status.longWindow(),
                         status.jobStartObjective(), status.planObjective())));
-        browser = Browser.launch();
-        axe = Accessibility.load();
     }
 
     @AfterAll
     static void stop() {
-        if (browser != null) {
-            browser.close();
-        }
         server.close();
     }
 
@@ -65,31 +59,31 @@ class WebUiBrowserIT {
         runs.job(workflow, "build").status("success").insert();
         UUID test = runs.job(workflow, "test").status("queued").requires("build").insert();
         runs.queuedAgo(test, Duration.ofMinutes(3));
-        Page page = browser.newPage();
+        Page page = chromium.newPage();
 
         page.navigate(server.api().baseUrl() + "/projects");
         assertThat(page.url()).contains("/sign-in");
-        axe.assertNoSeriousViolations(page);
+        chromium.assertNoSeriousViolations(page);
         Screenshots.fullPage(page, SCREENSHOTS.resolve("sign-in.png"));
         page.getByLabel("API token").fill(server.token(TokenKind.ADMIN));
         page.getByRole(AriaRole.BUTTON,
                 new Page.GetByRoleOptions().setName("Sign in")).click();
 
         page.waitForURL("**/projects");
-        axe.assertNoSeriousViolations(page);
+        chromium.assertNoSeriousViolations(page);
         page.getByText("acme/app").click();
         page.waitForURL("**/pipelines/gantry/acme/app");
-        axe.assertNoSeriousViolations(page);
+        chromium.assertNoSeriousViolations(page);
         Screenshots.fullPage(page, SCREENSHOTS.resolve("pipelines.png"));
         page.getByText("#1").first().click();
         page.waitForURL("**/pipelines/gantry/acme/app/1");
         assertThat(page.locator("svg.graph rect.job").count()).isEqualTo(2);
-        axe.assertNoSeriousViolations(page);
+        chromium.assertNoSeriousViolations(page);
         Screenshots.fullPage(page, SCREENSHOTS.resolve("pipeline.png"));
 
         page.locator("ul.jobs a", new Page.LocatorOptions().setHasText("test")).click();
         page.waitForSelector("text=Why this job is waiting");
-        axe.assertNoSeriousViolations(page);
+        chromium.assertNoSeriousViolations(page);
         Screenshots.fullPage(page, SCREENSHOTS.resolve("job-waiting.png"));
 
         // The job starts and its first step writes coloured output: the open page shows it without a reload.
@@ -108,11 +102,11 @@ class WebUiBrowserIT {
         assertThat(page.getByText("No steps have started yet.").isVisible()).as("the step added live replaces it")
                 .isFalse();
         assertThat(page.locator("pre.output span.a-fg-2").textContent()).isEqualTo("3 tests passed");
-        axe.assertNoSeriousViolations(page);
+        chromium.assertNoSeriousViolations(page);
         Screenshots.fullPage(page, SCREENSHOTS.resolve("job-running.png"));
 
         page.navigate(server.api().baseUrl() + "/status");
-        axe.assertNoSeriousViolations(page);
+        chromium.assertNoSeriousViolations(page);
         Screenshots.fullPage(page, SCREENSHOTS.resolve("status.png"));
     }
 
@@ -127,7 +121,7 @@ class WebUiBrowserIT {
         viewer.navigate(pipeline);
         assertThat(viewer.locator("h2 .status").first().textContent()).isEqualToIgnoringCase("running");
         assertThat(viewer.locator("main button").count()).as("a viewer's buttons").isZero();
-        axe.assertNoSeriousViolations(viewer);
+        chromium.assertNoSeriousViolations(viewer);
 
         Page member = signedIn(userIn("team", "member"));
         member.navigate(pipeline);
@@ -137,7 +131,7 @@ class WebUiBrowserIT {
         String stored = server.jdbi().withHandle(h -> h.createQuery("SELECT status FROM gantry.workflow WHERE id = :id")
                 .bind("id", workflow).mapTo(String.class).one());
         assertThat(stored).isEqualTo("canceled");
-        axe.assertNoSeriousViolations(member);
+        chromium.assertNoSeriousViolations(member);
     }
 
     @Test
@@ -148,7 +142,7 @@ class WebUiBrowserIT {
             page.navigate(server.api().baseUrl() + "/projects");
             assertThat(page.locator("h1").textContent()).isEqualTo("Unavailable for a moment");
             assertThat(page.locator("[role=alert]").textContent()).contains("the database cannot take this request");
-            axe.assertNoSeriousViolations(page);
+            chromium.assertNoSeriousViolations(page);
             awaitStatus(page, "Database", "Major outage");
         } finally {
             pg.startServer();
@@ -182,7 +176,7 @@ class WebUiBrowserIT {
 
     /** A page in a browser context of its own, signed in with {@code token} through the form. */
     private static Page signedIn(String token) {
-        Page page = browser.newPage();
+        Page page = chromium.newPage();
         page.navigate(server.api().baseUrl() + "/sign-in");
         page.getByLabel("API token").fill(token);
         page.getByRole(AriaRole.BUTTON, new Page.GetByRoleOptions().setName("Sign in")).click();

@@ -84,28 +84,30 @@ final class StateRules {
      */
     static List<ComponentStatus> components(Measurements m, StatusSettings settings, List<String> knownClasses) {
         List<ComponentStatus> rows = new ArrayList<>();
-        rows.add(traffic(ComponentStatus.API, "API", ComponentStatus.GROUP_API, "API requests", m.api(), settings));
+        rows.add(traffic(ComponentStatus.API, "API", ComponentStatus.GROUP_API, "API request", m.api(), settings));
         rows.add(intake(m.intake(), settings));
         rows.addAll(jobStarts(m.jobStarts(), settings, knownClasses));
         rows.add(traffic(ComponentStatus.JOB_OUTPUT, "Job output", ComponentStatus.GROUP_JOB_OUTPUT,
-                "output requests", m.output(), settings));
+                "output request", m.output(), settings));
         rows.add(notifications(m.notifications(), settings));
         return rows;
     }
 
-    /** A component judged by the error rate of its requests. */
+    /** A component judged by the error rate of its requests; {@code noun} is one request's ("API request"). */
     static ComponentStatus traffic(String id, String name, String group, String noun, Traffic traffic,
                                    StatusSettings settings) {
         List<Sli> slis = errorRates(traffic, settings);
         return new ComponentStatus(id, name, group, errorRate(traffic.recent()),
-                errorRateReason(traffic.recent(), noun, "failed (5xx)", settings.shortWindow()), slis, null);
+                errorRateReason(traffic.recent(), noun, noun + "s", "failed (5xx)", settings.shortWindow()), slis,
+                null);
     }
 
     /** Notifications: their deliveries, judged as requests are (a failing delivery is a bad event). */
     static ComponentStatus notifications(Traffic deliveries, StatusSettings settings) {
         return new ComponentStatus(ComponentStatus.NOTIFICATIONS, "Notifications",
                 ComponentStatus.GROUP_NOTIFICATIONS, errorRate(deliveries.recent()),
-                errorRateReason(deliveries.recent(), "notifications", "failing", settings.shortWindow()),
+                errorRateReason(deliveries.recent(), "notification", "notifications", "failing",
+                        settings.shortWindow()),
                 errorRates(deliveries, settings), null);
     }
 
@@ -115,8 +117,8 @@ final class StateRules {
         List<Sli> slis = new ArrayList<>(errorRates(new Traffic(intake.recent(), intake.longer()), settings));
         slis.add(new Sli(Sli.PLAN_LAG, "oldest pipeline waiting for its plan", null, intake.oldestPendingMillis(),
                 Sli.Unit.MILLISECONDS, intake.pending(), (double) settings.planObjective().toMillis()));
-        String errorReason = errorRateReason(intake.recent(), "triggers and plans", "failed on the server's side",
-                settings.shortWindow());
+        String errorReason = errorRateReason(intake.recent(), "trigger or plan", "triggers and plans",
+                "failed on the server's side", settings.shortWindow());
         String lagReason = intake.pending() == 0 ? "no pipeline waits for its plan"
                 : Texts.counted(intake.pending(), "pipeline") + " waiting for a plan, the oldest for "
                 + Texts.duration(Duration.ofMillis(intake.oldestPendingMillis())) + (lag.isIncident()
@@ -233,16 +235,17 @@ final class StateRules {
                         Sli.Unit.RATIO, traffic.longer().events(), null));
     }
 
-    private static String errorRateReason(Count count, String noun, String failed, Duration window) {
+    /** @param one the noun for one event ("notification"), {@code many} for more ("notifications") */
+    private static String errorRateReason(Count count, String one, String many, String failed, Duration window) {
         String over = " over the last " + Texts.window(window);
         if (count.events() == 0) {
-            return "no " + noun + over;
+            return "no " + many + over;
         }
         if (count.events() < MIN_EVENTS) {
-            return Texts.count(count.events()) + " " + noun + over + ", " + Texts.count(count.bad()) + " "
-                    + failed + ": too few to judge (" + MIN_EVENTS + " needed)";
+            return Texts.count(count.events()) + " " + (count.events() == 1 ? one : many) + over + ", "
+                    + Texts.count(count.bad()) + " " + failed + ": too few to judge (" + MIN_EVENTS + " needed)";
         }
-        String rate = Texts.percent(count.ratio()) + " of " + Texts.count(count.events()) + " " + noun + " " + failed
+        String rate = Texts.percent(count.ratio()) + " of " + Texts.count(count.events()) + " " + many + " " + failed
                 + over;
         return errorRate(count).isIncident()
                 ? rate + " against an objective of at most " + Texts.percent(DEGRADED_PERCENT / 100)

@@ -97,9 +97,9 @@ class StatusRulesTest {
 
     @Test
     void an_api_error_rate_reason_names_the_rate_the_requests_and_the_objective() {
-        ComponentStatus bad = StateRules.traffic("api", "API", ComponentStatus.GROUP_API, "API requests",
+        ComponentStatus bad = StateRules.traffic("api", "API", ComponentStatus.GROUP_API, "API request",
                 new Traffic(new Count(1203, 28), new Count(9000, 30)), SETTINGS);
-        ComponentStatus quiet = StateRules.traffic("api", "API", ComponentStatus.GROUP_API, "API requests",
+        ComponentStatus quiet = StateRules.traffic("api", "API", ComponentStatus.GROUP_API, "API request",
                 new Traffic(new Count(5, 2), new Count(5, 2)), SETTINGS);
 
         assertThat(bad.state()).isEqualTo(ComponentState.DEGRADED);
@@ -109,6 +109,9 @@ class StatusRulesTest {
         assertThat(quiet.state()).isEqualTo(ComponentState.OPERATIONAL);
         assertThat(quiet.reason()).isEqualTo("5 API requests over the last 5 min, 2 failed (5xx): too few to judge "
                 + "(20 needed)");
+        assertThat(StateRules.traffic("api", "API", ComponentStatus.GROUP_API, "API request",
+                new Traffic(new Count(1, 0), new Count(1, 0)), SETTINGS).reason())
+                .isEqualTo("1 API request over the last 5 min, 0 failed (5xx): too few to judge (20 needed)");
     }
 
     @Test
@@ -159,7 +162,7 @@ class StatusRulesTest {
 
     @Test
     void a_stale_row_is_unknown_since_the_failure_and_says_what_it_last_showed() {
-        ComponentStatus api = StateRules.traffic("api", "API", ComponentStatus.GROUP_API, "API requests",
+        ComponentStatus api = StateRules.traffic("api", "API", ComponentStatus.GROUP_API, "API request",
                 Traffic.NONE, SETTINGS);
 
         ComponentStatus stale = StateRules.stale(api, NOW);
