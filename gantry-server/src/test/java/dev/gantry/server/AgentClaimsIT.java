@@ -226,10 +226,7 @@ class AgentClaimsIT {
     void a_waiting_claim_returns_within_a_second_of_a_task_being_queued() throws Exception {
         ServerSettings longPoll = new ServerSettings(0, AgentSettings.defaults().withPollTimeout(Duration.ofSeconds(10)));
         try (TestServer patient = TestServer.start(pg.dataSource(), home, longPoll)) {
-            AgentClient client = new AgentClient(patient.api().anonymous(), patient.token(TokenKind.AGENT));
-            String agentId = client.registered("host-1");
-            CompletableFuture<ApiClient.Answer> waiting = CompletableFuture.supplyAsync(
-                    () -> client.claim(agentId, 64, 1 << 20));
+            CompletableFuture<ApiClient.Answer> waiting = waitingClaim(patient).claim();
             Thread.sleep(500);
             assertThat(waiting).isNotDone();
 
@@ -261,10 +258,8 @@ class AgentClaimsIT {
                 .withHeartbeatInterval(Duration.ofMillis(200)).withLeaseTimeout(Duration.ofSeconds(2))
                 .withPollTimeout(Duration.ofSeconds(10)));
         try (TestServer patient = TestServer.start(pg.dataSource(), home, longPoll)) {
-            AgentClient client = new AgentClient(patient.api().anonymous(), patient.token(TokenKind.AGENT));
-            String agentId = client.registered("host-1");
-            CompletableFuture<ApiClient.Answer> waiting = CompletableFuture.supplyAsync(
-                    () -> client.claim(agentId, 64, 1 << 20));
+            WaitingClaim waiting = waitingClaim(patient);
+            String agentId = waiting.agentId();
             Thread.sleep(300);
             Instant startedWaiting = lastSeen(agentId);
 
@@ -272,8 +267,18 @@ class AgentClaimsIT {
             // it waits would show it missing until its next poll.
             await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(lastSeen(agentId))
                     .isAfter(startedWaiting.plusSeconds(2)));
-            assertThat(waiting).as("still the same claim, waiting").isNotDone();
+            assertThat(waiting.claim()).as("still the same claim, waiting").isNotDone();
         }
+    }
+
+    /** An agent registered on {@code server}, and its claim there, under way. */
+    private record WaitingClaim(String agentId, CompletableFuture<ApiClient.Answer> claim) {
+    }
+
+    private static WaitingClaim waitingClaim(TestServer server) {
+        AgentClient client = new AgentClient(server.api().anonymous(), server.token(TokenKind.AGENT));
+        String agentId = client.registered("host-1");
+        return new WaitingClaim(agentId, CompletableFuture.supplyAsync(() -> client.claim(agentId, 64, 1 << 20)));
     }
 
     private static Instant lastSeen(String agentId) {
