@@ -101,18 +101,19 @@ public final class DispatchGate implements AutoCloseable {
         try {
             DatabaseHealth health = probe.get();
             List<String> distress = DistressSignals.of(health, settings);
+            // What was seen first, then the pause it causes: a reader never sees the pause without its signals.
+            seen = new Seen(clock.instant(), health, distress, null);
             if (!distress.isEmpty()) {
                 noteDistress(distress);
             }
-            seen = new Seen(clock.instant(), health, distress, null);
             refreshControl();
         } catch (RuntimeException failure) {
+            seen = new Seen(clock.instant(), null, List.of("the database could not be probed"), failure.toString());
             // A database out of reach stops dispatch by itself, and once back it should not wait out a quiet period:
             // only one that answers badly (read-only, too slow) is distress.
             if (!SqlStates.unreachable(failure)) {
                 noteDistress(List.of("the database could not be probed"));
             }
-            seen = new Seen(clock.instant(), null, List.of("the database could not be probed"), failure.toString());
         } finally {
             probeSince = null;
         }
