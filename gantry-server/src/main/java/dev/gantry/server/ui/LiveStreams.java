@@ -158,6 +158,7 @@ final class LiveStreams implements AutoCloseable {
             String head = null;
             Map<Integer, String> summaries = new HashMap<>();
             LiveOutput.Cursor cursor = from;
+            long pipeline = reads.pipelineNumber(first.pipeline().id());
             while (true) {
                 long generation = watch.generation();
                 Optional<JobDetailsJson> read = ui.jobDetails(slug, first.number());
@@ -169,7 +170,8 @@ final class LiveStreams implements AutoCloseable {
                 boolean live = WebUi.live(job);
                 List<Map<String, String>> sent = new ArrayList<>();
                 List<WebUi.StepOutput> steps = WebUi.steps(job, node, List.of(), clock.instant());
-                String newHead = ui.html("job_head.jte", ui.jobPage(session, slug, job, node, steps, false, 0, null));
+                String newHead = ui.html("job_head.jte", ui.jobPage(session, slug, pipeline, job, node, steps, false,
+                        0, null));
                 if (!newHead.equals(head)) {
                     sent.add(change("inner", "job-head", "html", newHead));
                     head = newHead;

@@ -343,8 +343,8 @@ public final class WebUi implements AutoCloseable {
         // The same cut a live stream makes, so that the stream goes on from exactly where the page is.
         boolean live = live(job);
         LiveOutput.Delta cut = LiveOutput.advance(LiveOutput.Cursor.start(shownFrom), shown, offsets, live);
-        render(ctx, 200, "job.jte", jobPage(session, slug, job, node, steps(job, node, cut.parts(),
-                clock.instant()), shownFrom > 0, length, cut.next()));
+        render(ctx, 200, "job.jte", jobPage(session, slug, reads.pipelineNumber(job.pipeline().id()), job, node,
+                steps(job, node, cut.parts(), clock.instant()), shownFrom > 0, length, cut.next()));
     }
 
     /** Job {@code number} of {@code slug} now, as the API shows it. */
@@ -352,10 +352,12 @@ public final class WebUi implements AutoCloseable {
         return jobs.details(slug, number);
     }
 
-    /** A job page's model; {@code cursor} is where its stream starts. */
-    JobPage jobPage(UiSessions.Session session, ProjectSlug slug, JobDetailsJson job, int node,
+    /**
+     * A job page's model; {@code pipeline} is the number of the job's pipeline, read once by the caller (a live
+     * page's stream renders the head again at every change), and {@code cursor} is where its stream starts.
+     */
+    JobPage jobPage(UiSessions.Session session, ProjectSlug slug, long pipeline, JobDetailsJson job, int node,
                     List<StepOutput> steps, boolean truncated, long length, LiveOutput.Cursor cursor) {
-        long pipeline = reads.pipelineNumber(job.pipeline().id());
         return new JobPage(chrome("Job " + job.number() + " " + job.name(), session, jobCrumbs(slug, pipeline)), slug,
                 pipeline, job, node, steps, truncated, length, live(job), can(session, slug, Role.MEMBER), cursor);
     }
